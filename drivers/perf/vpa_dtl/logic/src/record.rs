@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Layouts of the records in the DTL buffer and in the AUX area.
+
+use super::ring::ENTRY_SIZE;
+
+/// Enable-mask bits (`lppaca::dtl_enable_mask`) and event codes.
+pub const DTL_CEDE: u8 = 0x1;
+/// Time-slice preempts.
+pub const DTL_PREEMPT: u8 = 0x2;
+/// Virtual partition memory page faults.
+pub const DTL_FAULT: u8 = 0x4;
+/// All of the above.
+pub const DTL_ALL: u8 = DTL_CEDE | DTL_PREEMPT | DTL_FAULT;
+
+/// Whether `config` is a valid event code: one kind or all of them.
+pub fn valid_config(config: u64) -> bool {
+    matches!(config, 0x1 | 0x2 | 0x4 | 0x7)
+}
+
+/// One dispatch trace log entry (`struct dtl_entry`); big-endian in memory.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct DtlEntry {
+    /// Why the virtual processor was dispatched.
+    pub dispatch_reason: u8,
+    /// Why it was preempted.
+    pub preempt_reason: u8,
+    /// Physical processor it ran on.
+    pub processor_id: u16,
+    /// Time from enqueue to dispatch (timebase ticks).
+    pub enqueue_to_dispatch_time: u32,
+    /// Time from ready to enqueue.
+    pub ready_to_enqueue_time: u32,
+    /// Time from waiting to ready.
+    pub waiting_to_ready_time: u32,
+    /// Timebase at dispatch.
+    pub timebase: u64,
+    /// Faulting address for page-fault preempts.
+    pub fault_addr: u64,
+    /// SRR0 at preempt.
+    pub srr0: u64,
+    /// SRR1 at preempt.
+    pub srr1: u64,
+}
+
+impl DtlEntry {
+    /// The big-endian memory image the hypervisor writes.
+    pub fn to_be_bytes(&self) -> [u8; ENTRY_SIZE] {
+        let mut b = [0u8; ENTRY_SIZE];
+        b[0] = self.dispatch_reason;
+        b[1] = self.preempt_reason;
+        b[2..4].copy_from_slice(&self.processor_id.to_be_bytes());
+        b[4..8].copy_from_slice(&self.enqueue_to_dispatch_time.to_be_bytes());
+        b[8..12].copy_from_slice(&self.ready_to_enqueue_time.to_be_bytes());
+        b[12..16].copy_from_slice(&self.waiting_to_ready_time.to_be_bytes());
+        b[16..24].copy_from_slice(&self.timebase.to_be_bytes());
+        b[24..32].copy_from_slice(&self.fault_addr.to_be_bytes());
+        b[32..40].copy_from_slice(&self.srr0.to_be_bytes());
+        b[40..48].copy_from_slice(&self.srr1.to_be_bytes());
+        b
+    }
+
+    /// Parses the big-endian memory image.
+    pub fn from_be_bytes(b: &[u8; ENTRY_SIZE]) -> Self {
+        let u16_at = |o: usize| u16::from_be_bytes([b[o], b[o + 1]]);
+        let u32_at = |o: usize| u32::from_be_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        let u64_at = |o: usize| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&b[o..o + 8]);
+            u64::from_be_bytes(a)
+        };
+        Self {
+            dispatch_reason: b[0],
+            preempt_reason: b[1],
+            processor_id: u16_at(2),
+            enqueue_to_dispatch_time: u32_at(4),
+            ready_to_enqueue_time: u32_at(8),
+            waiting_to_ready_time: u32_at(12),
+            timebase: u64_at(16),
+            fault_addr: u64_at(24),
+            srr0: u64_at(32),
+            srr1: u64_at(40),
+        }
+    }
+}
+
+/// The record that starts every AUX session: `boot_tb` and `tb_freq` in
+/// native byte order, then a zero `timebase` word that tells it apart from a
+/// DTL entry, padded to an entry's size (the layout perf's
+/// `tools/perf/util/powerpc-vpadtl.c` reads).
+pub fn header(boot_tb: u64, tb_freq: u64) -> [u8; ENTRY_SIZE] {
+    let mut b = [0u8; ENTRY_SIZE];
+    b[0..8].copy_from_slice(&boot_tb.to_ne_bytes());
+    b[8..16].copy_from_slice(&tb_freq.to_ne_bytes());
+    b
+}
+
+/// Derives the boot timebase from one reading of the timebase and of the
+/// scheduler clock (nanoseconds since `boot_tb`), taken back to back:
+/// `tb_before <= clock reading <= tb_after`. Returns the estimate and its
+/// error bound in ticks: the window between the two timebase reads plus one
+/// tick of rounding.
+pub fn boot_tb_from(tb_before: u64, sched_ns: u64, tb_after: u64, tb_freq: u64) -> (u64, u64) {
+    let elapsed_ticks = ns_to_ticks(sched_ns, tb_freq);
+    let mid = tb_before + (tb_after - tb_before) / 2;
+    let boot = mid.saturating_sub(elapsed_ticks);
+    (boot, (tb_after - tb_before) / 2 + 1)
+}
+
+/// Converts nanoseconds to timebase ticks at `tb_freq` Hz, rounding down,
+/// without 128-bit division (which the kernel does not link on every
+/// architecture). Exact for frequencies below about 18 GHz.
+pub fn ns_to_ticks(ns: u64, tb_freq: u64) -> u64 {
+    const NS_PER_S: u64 = 1_000_000_000;
+    (ns / NS_PER_S) * tb_freq + (ns % NS_PER_S) * tb_freq / NS_PER_S
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Index math for the hypervisor's Dispatch Trace Log ring.
+//!
+//! The hypervisor writes entry number `i` (counting from registration) into
+//! slot `i % RING_ENTRIES` and then publishes `i + 1` in the lppaca's
+//! `dtl_idx`. While it writes entry `head`, the slot of entry
+//! `head - RING_ENTRIES` is being overwritten, so a reader that saw `head`
+//! can trust at most the [`READABLE`] newest entries. Anything older that it
+//! has not read yet is lost (overrun), and counted.
+
+/// Size of one DTL entry in bytes (`struct dtl_entry`).
+pub const ENTRY_SIZE: usize = 48;
+
+/// Size of the per-CPU DTL buffer registered with the hypervisor.
+pub const BUFFER_BYTES: usize = 4096;
+
+/// Entries in the ring (85).
+pub const RING_ENTRIES: u64 = (BUFFER_BYTES / ENTRY_SIZE) as u64;
+
+/// Entries a reader can trust after reading `dtl_idx` (84): one slot may be
+/// under rewrite.
+pub const READABLE: u64 = RING_ENTRIES - 1;
+
+/// What one poll of the ring can take.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Span {
+    /// Absolute index of the first entry to copy.
+    pub first: u64,
+    /// Entries to copy, oldest first.
+    pub count: u64,
+    /// Entries published since the last poll that the hypervisor has already
+    /// overwritten (or may be overwriting): lost.
+    pub lost: u64,
+}
+
+/// Plans a poll for a reader whose next unread entry is `next`, given the
+/// published index `head`.
+///
+/// Returns `None` if `head < next`: the index went backwards, which happens
+/// only if the buffer was registered anew behind the reader's back; the
+/// caller resynchronises to `head`.
+pub fn plan(next: u64, head: u64) -> Option<Span> {
+    let avail = head.checked_sub(next)?;
+    Some(if avail > READABLE {
+        Span {
+            first: head - READABLE,
+            count: READABLE,
+            lost: avail - READABLE,
+        }
+    } else {
+        Span {
+            first: next,
+            count: avail,
+            lost: 0,
+        }
+    })
+}
+
+/// After copying `span`, the reader saw `head_after` published: returns how
+/// many of the span's oldest entries may have been overwritten during the
+/// copy and must be discarded (and counted lost).
+pub fn torn(span: &Span, head_after: u64) -> u64 {
+    let oldest_safe = head_after.saturating_sub(READABLE);
+    oldest_safe.saturating_sub(span.first).min(span.count)
+}
+
+/// The ring slots holding `count` entries from absolute index `first`, as at
+/// most two runs `(slot, len)` (the second is empty unless the span wraps).
+pub fn runs(first: u64, count: u64) -> [(usize, usize); 2] {
+    debug_assert!(count <= RING_ENTRIES);
+    let start = (first % RING_ENTRIES) as usize;
+    let count = count as usize;
+    let first_len = count.min(RING_ENTRIES as usize - start);
+    [(start, first_len), (0, count - first_len)]
+}

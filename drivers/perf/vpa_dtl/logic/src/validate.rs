@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Event validation for `vpa_dtl`: which `perf_event_open` requests the PMU
+//! refuses, and with which errno.
+
+use super::record::valid_config;
+
+/// What `event_init` needs to know about a new event.
+#[derive(Clone, Copy, Debug)]
+pub struct Request {
+    /// `attr.config`.
+    pub config: u64,
+    /// A sample period or frequency was given.
+    pub sampling: bool,
+    /// `PERF_SAMPLE_BRANCH_STACK` was requested.
+    pub branch_stack: bool,
+    /// The event follows a task rather than a CPU.
+    pub per_task: bool,
+    /// The event is bound to a CPU.
+    pub has_cpu: bool,
+    /// The caller has `CAP_PERFMON` (or `CAP_SYS_ADMIN`).
+    pub perfmon: bool,
+}
+
+/// Why an event is refused.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Refusal {
+    /// `-EACCES`: the DTL exposes other partitions' scheduling; privileged.
+    NotPerfmon,
+    /// `-EOPNOTSUPP`: a counting event; the PMU only traces into AUX.
+    Counting,
+    /// `-EOPNOTSUPP`: branch stacks do not exist here.
+    BranchStack,
+    /// `-EINVAL`: config is not 0x1, 0x2, 0x4 or 0x7.
+    BadConfig,
+    /// `-EINVAL`: per-task events; the DTL is per CPU.
+    PerTask,
+}
+
+impl Refusal {
+    /// The errno, positive.
+    pub fn errno(self) -> i32 {
+        const EACCES: i32 = 13;
+        const EINVAL: i32 = 22;
+        const EOPNOTSUPP: i32 = 95;
+        match self {
+            Refusal::NotPerfmon => EACCES,
+            Refusal::Counting | Refusal::BranchStack => EOPNOTSUPP,
+            Refusal::BadConfig | Refusal::PerTask => EINVAL,
+        }
+    }
+
+    /// A one-line reason for the kernel log.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Refusal::NotPerfmon => "needs CAP_PERFMON",
+            Refusal::Counting => "counting events are not supported; give a sample period",
+            Refusal::BranchStack => "branch stacks are not supported",
+            Refusal::BadConfig => "config must be 0x1 (cede), 0x2 (preempt), 0x4 (fault) or 0x7 (all)",
+            Refusal::PerTask => "per-task events are not supported; open one event per CPU",
+        }
+    }
+}
+
+/// Checks a request in the order the errors are reported.
+pub fn check(r: &Request) -> Result<(), Refusal> {
+    if !r.perfmon {
+        return Err(Refusal::NotPerfmon);
+    }
+    if r.per_task || !r.has_cpu {
+        return Err(Refusal::PerTask);
+    }
+    if !r.sampling {
+        return Err(Refusal::Counting);
+    }
+    if r.branch_stack {
+        return Err(Refusal::BranchStack);
+    }
+    if !valid_config(r.config) {
+        return Err(Refusal::BadConfig);
+    }
+    Ok(())
+}
+
+/// Minimum polling period: 1 ms.
+pub const MIN_PERIOD_NS: u64 = 1_000_000;
+
+/// The polling period for a sample period in nanoseconds, or a frequency in
+/// Hz (`freq`), clamped to [`MIN_PERIOD_NS`].
+pub fn period_ns(period_or_freq: u64, freq: bool) -> u64 {
+    let ns = if freq {
+        1_000_000_000 / period_or_freq.max(1)
+    } else {
+        period_or_freq
+    };
+    ns.max(MIN_PERIOD_NS)
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Host tests: the shared table, then properties over random inputs.
+
+use proptest::prelude::*;
+use vpa_dtl_logic::{aux_plan, record, ring, selftest};
+
+#[test]
+fn shared_table() {
+    assert_eq!(selftest::ring_plan(), Ok(()));
+    assert_eq!(selftest::ring_torn(), Ok(()));
+    assert_eq!(selftest::ring_runs(), Ok(()));
+    assert_eq!(selftest::aux(), Ok(()));
+    assert_eq!(selftest::records(), Ok(()));
+    assert_eq!(selftest::validation(), Ok(()));
+}
+
+/// A model of the hypervisor and the reader: the reader never reports an
+/// entry twice, never skips one without counting it lost, and only copies
+/// entries that were intact when it looked.
+fn simulate(bursts: &[(u64, u64)]) {
+    let mut head = 0u64; // published by the "hypervisor"
+    let mut next = 0u64; // reader's next unread
+    let mut captured = 0u64;
+    let mut lost = 0u64;
+    let mut last_captured: Option<u64> = None;
+    for &(burst, during_copy) in bursts {
+        head += burst;
+        let span = ring::plan(next, head).expect("head never goes backwards");
+        assert!(span.count <= ring::READABLE);
+        assert_eq!(span.first + span.count, head);
+        // The hypervisor keeps writing while the reader copies.
+        let head_after = head + during_copy;
+        let torn = ring::torn(&span, head_after);
+        let kept_first = span.first + torn;
+        // Every kept entry was intact: its slot was not rewritten.
+        assert!(kept_first + ring::READABLE >= head_after || span.count == torn);
+        if span.count > torn {
+            if let Some(prev) = last_captured {
+                assert!(kept_first > prev, "in order, never twice");
+            }
+            last_captured = Some(head - 1);
+        }
+        captured += span.count - torn;
+        lost += span.lost + torn;
+        next = head;
+        head = head_after;
+    }
+    // Everything published up to the last poll is accounted for exactly.
+    assert_eq!(captured + lost, next);
+}
+
+proptest! {
+    #[test]
+    fn ring_accounting_is_exact(bursts in prop::collection::vec((0u64..300, 0u64..120), 1..60)) {
+        simulate(&bursts);
+    }
+
+    #[test]
+    fn runs_cover_the_span(first in 0u64..1_000_000, count in 0u64..=ring::RING_ENTRIES) {
+        let r = ring::runs(first, count);
+        prop_assert_eq!((r[0].1 + r[1].1) as u64, count);
+        prop_assert!(r[0].0 + r[0].1 <= ring::RING_ENTRIES as usize);
+        prop_assert!(r[1].1 == 0 || r[0].0 + r[0].1 == ring::RING_ENTRIES as usize);
+        prop_assert_eq!(r[0].0 as u64, first % ring::RING_ENTRIES);
+    }
+
+    #[test]
+    fn aux_plan_fits_and_accounts(space in 0usize..100_000, need_header: bool, pending in 0u64..10_000) {
+        let p = aux_plan::plan(space, need_header, pending);
+        prop_assert!(p.bytes() < space.max(1), "leaves a byte free");
+        prop_assert_eq!(p.entries + p.dropped, pending);
+        if !p.header && need_header { prop_assert_eq!(p.entries, 0); }
+        // Nothing dropped while a whole entry still fits.
+        if p.dropped > 0 {
+            prop_assert!(space.saturating_sub(1 + p.bytes()) < ring::ENTRY_SIZE);
+        }
+    }
+
+    #[test]
+    fn entry_round_trip(a: u8, b: u8, c: u16, d: u32, e: u32, f: u32, g: u64, h: u64, i: u64, j: u64) {
+        let x = record::DtlEntry { dispatch_reason: a, preempt_reason: b, processor_id: c,
+            enqueue_to_dispatch_time: d, ready_to_enqueue_time: e, waiting_to_ready_time: f,
+            timebase: g, fault_addr: h, srr0: i, srr1: j };
+        prop_assert_eq!(record::DtlEntry::from_be_bytes(&x.to_be_bytes()), x);
+    }
+
+    #[test]
+    fn boot_tb_error_is_bounded(boot in 0u64..1u64 << 50, up_ns in 0u64..1u64 << 45, win in 0u64..10_000) {
+        let freq = 512_000_000u64;
+        let ticks = (up_ns as u128 * freq as u128 / 1_000_000_000) as u64;
+        let before = boot + ticks;
+        let (est, err) = record::boot_tb_from(before, up_ns, before + win, freq);
+        prop_assert!(est.abs_diff(boot) <= err);
+    }
+}

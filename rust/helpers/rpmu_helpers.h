@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * C helpers for `static inline` functions and macros that Rust cannot call
+ * directly. Each is a one-line wrapper; all logic stays in Rust.
+ */
+#ifndef RPMU_HELPERS_H
+#define RPMU_HELPERS_H
+
+#include <linux/hrtimer.h>
+#include <linux/types.h>
+#include <asm/local64.h>
+
+struct attribute;
+struct hrtimer;
+struct page;
+
+struct device;
+struct perf_event;
+
+void *rpmu_dev_get_drvdata(struct device *dev);
+
+bool rpmu_perfmon_capable(void);
+void rpmu_event_fix_period(struct perf_event *event, u64 period);
+int *rpmu_event_hw_idx(struct perf_event *event);
+void rpmu_hrtimer_start(struct hrtimer *timer, u64 ns, bool pinned);
+u64 rpmu_hrtimer_forward_now(struct hrtimer *timer, u64 ns);
+void rpmu_hrtimer_setup(struct hrtimer *timer,
+			enum hrtimer_restart (*fn)(struct hrtimer *));
+struct page *rpmu_virt_to_page(const void *addr);
+void *rpmu_vmap_pages(struct page **pages, unsigned int n);
+void rpmu_sysfs_attr_init(struct attribute *attr);
+u64 rpmu_local64_read(local64_t *l);
+void rpmu_local64_set(local64_t *l, u64 v);
+void rpmu_local64_add(local64_t *l, u64 v);
+u64 rpmu_local64_cmpxchg(local64_t *l, u64 old, u64 new);
+u64 rpmu_local_clock(void);
+int rpmu_cpu_to_node(int cpu);
+int rpmu_smp_processor_id(void);
+unsigned int rpmu_nr_cpu_ids(void);
+bool rpmu_cpu_online(int cpu);
+
+#ifdef CONFIG_PPC_PSERIES
+struct lppaca;
+struct lppaca *rpmu_lppaca_of(int cpu);
+bool rpmu_fw_splpar(void);
+bool rpmu_is_kvm_guest(void);
+int rpmu_hard_smp_processor_id(int cpu);
+long rpmu_register_dtl(int hwcpu, phys_addr_t addr);
+long rpmu_unregister_dtl(int hwcpu);
+phys_addr_t rpmu_pa(const void *addr);
+u64 rpmu_mftb(void);
+unsigned long rpmu_tb_ticks_per_sec(void);
+#endif
+
+#endif

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The AUX area: a second ring buffer perf maps for trace-style PMUs.
+//!
+//! C header: [`include/linux/perf_event.h`](srctree/include/linux/perf_event.h)
+//!
+//! When user space maps an event's AUX area, perf allocates the pages and
+//! calls `setup_aux`; this module maps them into one contiguous
+//! [`AuxBuffer`] and lets the driver attach its [`PmuDriver::AuxData`]. To
+//! write, the driver opens an [`AuxOutput`] (`perf_aux_output_begin`), copies
+//! records within the space perf granted, and commits
+//! (`perf_aux_output_end`), which posts a `PERF_RECORD_AUX` carrying the
+//! output flags.
+
+use super::{bindings, Event, PmuDriver};
+use core::ptr::NonNull;
+use kernel::prelude::*;
+
+/// An AUX area mapped into one contiguous kernel buffer.
+///
+/// # Invariants
+///
+/// `base` is a `vmap` of `size` bytes that stays mapped until `free_aux`.
+pub struct AuxBuffer {
+    base: NonNull<u8>,
+    size: usize,
+    snapshot: bool,
+}
+
+impl AuxBuffer {
+    /// Size in bytes (a power-of-two number of pages).
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Whether user space mapped the area read-only, asking for snapshot
+    /// (overwrite) mode.
+    pub fn is_snapshot(&self) -> bool {
+        self.snapshot
+    }
+}
+
+/// What `setup_aux` returns to perf, handed back by `perf_aux_output_begin`.
+struct AuxBox<T: PmuDriver> {
+    buf: AuxBuffer,
+    data: T::AuxData,
+}
+
+/// # Safety
+///
+/// `pages` must hold `nr_pages` page-aligned kernel addresses, as perf core
+/// passes to `pmu::setup_aux`.
+pub(super) unsafe fn setup<T: PmuDriver>(
+    event: &Event<T>,
+    pages: *mut *mut c_void,
+    nr_pages: c_int,
+    overwrite: bool,
+) -> *mut c_void {
+    let Ok(n) = usize::try_from(nr_pages) else {
+        return core::ptr::null_mut();
+    };
+    if n == 0 {
+        return core::ptr::null_mut();
+    }
+    let Ok(mut list) = KVec::<*mut bindings::page>::with_capacity(n, GFP_KERNEL) else {
+        return core::ptr::null_mut();
+    };
+    for i in 0..n {
+        // SAFETY: `pages` has `n` entries (caller); each is a kernel address.
+        let page = unsafe { bindings::rpmu_virt_to_page(*pages.add(i)) };
+        // Capacity reserved above.
+        let _ = list.push(page, GFP_KERNEL);
+    }
+    // SAFETY: `list` holds `n` valid pages; `vmap` maps them contiguously.
+    let base = unsafe {
+bindings::rpmu_vmap_pages(list.as_mut_ptr(), n as c_uint)
+    };
+    let Some(base) = NonNull::new(base.cast::<u8>()) else {
+        pr_err!("cannot map the AUX area ({} pages)\n", n);
+        return core::ptr::null_mut();
+    };
+    // INVARIANT: `base` maps `n` pages until `free` unmaps it.
+    let buf = AuxBuffer {
+        base,
+        size: n << kernel::page::PAGE_SHIFT,
+        snapshot: overwrite,
+    };
+    let data = match event.driver().setup_aux(event, &buf) {
+        Ok(d) => d,
+        Err(_) => {
+            // SAFETY: `base` came from `vmap` above and is unused elsewhere.
+            unsafe { bindings::vunmap(base.as_ptr().cast()) };
+            return core::ptr::null_mut();
+        }
+    };
+    match KBox::new(AuxBox::<T> { buf, data }, GFP_KERNEL) {
+        Ok(b) => KBox::into_raw(b).cast(),
+        Err(_) => {
+            // SAFETY: As above.
+            unsafe { bindings::vunmap(base.as_ptr().cast()) };
+            core::ptr::null_mut()
+        }
+    }
+}
+
+/// # Safety
+///
+/// `p` must come from [`setup`] for the same `T` and not be used afterwards.
+pub(super) unsafe fn free<T: PmuDriver>(p: *mut c_void) {
+    // SAFETY: `p` is a leaked `KBox<AuxBox<T>>` (caller).
+    let b = unsafe { KBox::from_raw(p.cast::<AuxBox<T>>()) };
+    // SAFETY: `base` is the `vmap` made in `setup`; perf calls `free_aux`
+    // after the last `perf_aux_output_end`, so no writer is left.
+    unsafe { bindings::vunmap(b.buf.base.as_ptr().cast()) };
+}
+
+/// Output flags of an AUX record (`PERF_AUX_FLAG_*`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct AuxFlags(u64);
+
+impl AuxFlags {
+    /// `PERF_AUX_FLAG_TRUNCATED`: data was dropped because the AUX area was
+    /// full. Perf core disables the event when such a record is committed.
+    pub const TRUNCATED: Self = Self(bindings::PERF_AUX_FLAG_TRUNCATED as u64);
+    /// `PERF_AUX_FLAG_PARTIAL`: the record follows a gap in the data.
+    pub const PARTIAL: Self = Self(bindings::PERF_AUX_FLAG_PARTIAL as u64);
+    /// `PERF_AUX_FLAG_COLLISION`: a sample collided with another.
+    pub const COLLISION: Self = Self(bindings::PERF_AUX_FLAG_COLLISION as u64);
+}
+
+/// An open AUX transaction (between `perf_aux_output_begin` and
+/// `perf_aux_output_end`). Committed by [`AuxOutput::commit`] or on drop.
+///
+/// # Invariants
+///
+/// `handle` was filled by a successful `perf_aux_output_begin` and has not
+/// been ended; `aux` is the `AuxBox<T>` perf returned for it. `written` never
+/// exceeds `handle.size`.
+pub struct AuxOutput<'a, T: PmuDriver> {
+    handle: bindings::perf_output_handle,
+    aux: &'a AuxBox<T>,
+    written: usize,
+    flags: u64,
+}
+
+impl<'a, T: PmuDriver> AuxOutput<'a, T> {
+    pub(super) fn begin(event: &'a Event<T>) -> Option<Self> {
+        let mut handle = bindings::perf_output_handle::default();
+        // SAFETY: `event` is an active event of our PMU; perf core checks
+        // that an AUX area is mapped and returns its private data.
+        let p = unsafe { bindings::perf_aux_output_begin(&mut handle, event.raw()) };
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: A non-NULL result is what `setup_aux` returned: a live
+        // `AuxBox<T>`, kept alive by the reference `begin` took until `end`.
+        let aux = unsafe { &*p.cast::<AuxBox<T>>() };
+        // INVARIANT: begin succeeded; nothing written yet.
+        Some(Self {
+            handle,
+            aux,
+            written: 0,
+            flags: 0,
+        })
+    }
+
+    /// The driver's state for this AUX area.
+    pub fn data(&self) -> &'a T::AuxData {
+        &self.aux.data
+    }
+
+    /// Bytes perf granted that are still free in this transaction. Zero in
+    /// snapshot mode, where perf grants no space accounting.
+    pub fn space(&self) -> usize {
+        self.handle.size as usize - self.written
+    }
+
+    /// The AUX area.
+    pub fn buffer(&self) -> &AuxBuffer {
+        &self.aux.buf
+    }
+
+    /// Offset from the start of the AUX session (perf's free-running
+    /// `aux_head`) at which the next byte will land.
+    pub fn position(&self) -> u64 {
+        // SAFETY: For AUX handles perf core sets `head` (not `addr`).
+        let head = unsafe { self.handle.__bindgen_anon_2.head };
+        head as u64 + self.written as u64
+    }
+
+    /// Appends `bytes`, wrapping at the end of the buffer. Fails with
+    /// `ENOSPC`, writing nothing, if they do not fit in [`Self::space`].
+    pub fn write(&mut self, bytes: &[u8]) -> Result {
+        if bytes.len() > self.space() {
+            return Err(ENOSPC);
+        }
+        let size = self.aux.buf.size;
+        let off = (self.position() % size as u64) as usize;
+        let first = bytes.len().min(size - off);
+        let base = self.aux.buf.base.as_ptr();
+        // SAFETY: `off + first <= size` and `bytes.len() - first <= off`
+        // (since `bytes.len() <= space < size`), so both copies stay within
+        // the `size`-byte mapping; perf granted this space to us, so user
+        // space does not read it until we commit.
+        unsafe {
+            core::ptr::copy_nonoverlapping(bytes.as_ptr(), base.add(off), first);
+            core::ptr::copy_nonoverlapping(bytes.as_ptr().add(first), base, bytes.len() - first);
+        }
+        self.written += bytes.len();
+        Ok(())
+    }
+
+    /// Marks the record with `flags`.
+    pub fn set_flags(&mut self, flags: AuxFlags) {
+        self.flags |= flags.0;
+    }
+
+    /// Commits what was written, posting a `PERF_RECORD_AUX` (also posted,
+    /// empty, when flags are set). Returns the bytes committed.
+    pub fn commit(self) -> usize {
+        self.written
+    }
+}
+
+impl<T: PmuDriver> Drop for AuxOutput<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant the handle is open and owns a
+        // reference on the buffer; ending it releases both, exactly once.
+        unsafe {
+            if self.flags != 0 {
+                bindings::perf_aux_output_flag(&mut self.handle, self.flags);
+            }
+            bindings::perf_aux_output_end(&mut self.handle, self.written as c_ulong);
+        }
+    }
+}

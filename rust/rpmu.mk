@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Kbuild fragment shared by the project's modules. A module directory's Kbuild
+# sets rpmu-mod (the module name), includes this file, and lists its objects:
+#
+#   rpmu-mod := vpa_dtl
+#   include $(src)/../../../rust/rpmu.mk
+#   $(rpmu-mod)-y := vpa_dtl_main.o $(rpmu-objs)
+#
+# It provides:
+#   - rpmu_bindings_generated.rs: bindgen over rust/bindings/rpmu_bindings.h,
+#     with the same flags the kernel's rust/Makefile uses for its bindings;
+#   - rpmu_helpers.o: the C helpers for static inline functions;
+#   - RPMU_GEN_DIR in the environment, where rust/pmu/bindings.rs finds the
+#     generated file.
+
+rpmu-top := $(abspath $(src)/../../..)
+rpmu-objs := rpmu_helpers.o
+
+ccflags-y += -I$(rpmu-top)/rust/helpers
+
+export RPMU_GEN_DIR := $(abspath $(obj))
+
+# Build-time feature detection against the kernel being built for: the
+# kernel's DTL users serialise on dtl_access_lock, exported only by some trees.
+ifneq ($(shell grep -w dtl_access_lock $(objtree)/Module.symvers 2>/dev/null),)
+KBUILD_RUSTFLAGS_MODULE += --cfg rpmu_dtl_access_lock
+endif
+
+rpmu-bindgen-types := perf_event|pmu|perf_event_sample_format|perf_event_state|perf_output_handle|perf_event_attr|\
+	attribute_group|device_attribute|attribute|hrtimer|hrtimer_restart|\
+	lppaca|dtl_entry|page|cpumask|hlist_node
+rpmu-bindgen-fns := perf_pmu_register|perf_pmu_unregister|perf_aux_output_begin|\
+	perf_aux_output_end|perf_aux_output_flag|perf_aux_output_skip|perf_get_aux|\
+	perf_event_update_userpage|perf_pmu_migrate_context|vunmap|\
+	hrtimer_cancel|hrtimer_try_to_cancel|bitmap_print_to_pagebuf|\
+	__cpuhp_setup_state|__cpuhp_remove_state|__cpuhp_state_add_instance|\
+	__cpuhp_state_remove_instance|rpmu_.*
+rpmu-bindgen-vars := PERF_.*|DTL_LOG_.*|DISPATCH_LOG_BYTES|N_DISPATCH_LOG|\
+	CPUHP_.*|H_SUCCESS
+
+# Types the Rust side only points to or embeds: their size and alignment are
+# kept, their fields are not generated.
+rpmu-bindgen-opaque := perf_event_context|perf_buffer|perf_event_pmu_context|\
+	task_struct|mm_struct|file|rcu_head|irq_work|wait_queue_head|\
+	perf_addr_filters_head|perf_cgroup|trace_event_call|ftrace_ops|bpf_prog|\
+	mutex|list_head|hlist_head|hlist_node|spinlock|raw_spinlock|\
+	refcount_struct|perf_sample_data|\
+	pt_regs|perf_event_mmap_page|pid_namespace|kernfs_node|device|module|\
+	fasync_struct|timerqueue_node|hrtimer|hrtimer_clock_base|llist_node|\
+	callback_head|rw_semaphore|lockdep_map|lock_class_key|page|cpumask|\
+	perf_callchain_entry|perf_branch_stack|perf_raw_record|perf_regs|\
+	arch_hw_breakpoint|hw_perf_event_extra|rhash_head|perf_event_groups
+
+quiet_cmd_rpmu_bindgen = BINDGEN $@
+      cmd_rpmu_bindgen = \
+	$(BINDGEN) $< --use-core --ctypes-prefix ffi --no-layout-tests \
+		--no-debug '.*' --no-doc-comments --rust-target 1.68 \
+		--allowlist-type '$(subst $(space),,$(rpmu-bindgen-types))' \
+		--allowlist-function '$(subst $(space),,$(rpmu-bindgen-fns))' \
+		--allowlist-var '$(subst $(space),,$(rpmu-bindgen-vars))' \
+		--opaque-type '$(subst $(space),,$(rpmu-bindgen-opaque))' \
+		--with-derive-default \
+		-o $@ -- $(c_flags) -w -DMODULE -D__BINDGEN__ -fno-builtin \
+		-I$(rpmu-top)/rust/helpers
+
+$(obj)/rpmu_bindings_generated.rs: $(rpmu-top)/rust/bindings/rpmu_bindings.h \
+		$(rpmu-top)/rust/helpers/rpmu_helpers.h FORCE
+	$(call if_changed,rpmu_bindgen)
+
+targets += rpmu_bindings_generated.rs

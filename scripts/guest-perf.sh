@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Build (or find in the cache) a static perf for the guest, from the same
+# kernel source the test kernel uses.
+#   scripts/guest-perf.sh ppc64le|arm64 <kernel source dir>  -> prints the binary
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+guest=${1:?usage: guest-perf.sh ppc64le|arm64 <kernel source>}
+src=${2:?kernel source dir}
+case $guest in
+ppc64le) karch=powerpc cross=powerpc64le-linux-gnu- ;;
+arm64) karch=arm64 cross=aarch64-linux-gnu- ;;
+*) die "unknown guest architecture $guest" ;;
+esac
+out=$RPMU_CACHE/perf/$guest-$(basename "$src")-$(content_hash -s "$("${cross}gcc" --version | head -n1)")
+if [ ! -x "$out/perf" ]; then
+	log "building a static perf for $guest (about 2-4 minutes)"
+	mkdir -p "$out"
+	no=(NO_RUST=1 NO_LIBELF=1 NO_LIBTRACEEVENT=1 NO_LIBPYTHON=1 NO_LIBPERL=1 NO_SLANG=1
+		NO_GTK2=1 NO_LIBBPF=1 NO_LIBDW=1 NO_LIBUNWIND=1 NO_LIBNUMA=1 NO_LIBZSTD=1
+		NO_LIBCAP=1 NO_LIBBABELTRACE=1 NO_LIBCRYPTO=1 NO_SDT=1 NO_JVMTI=1 NO_LZMA=1
+		NO_ZLIB=1 NO_LIBLLVM=1 NO_CAPSTONE=1 NO_LIBDW_DWARF_UNWIND=1)
+	make -C "$src/tools/perf" ARCH="$karch" CROSS_COMPILE="$cross" O="$out" \
+		LDFLAGS=-static "${no[@]}" -j"$(nproc)" >"$out/build.log" 2>&1 ||
+		{ tail -n 30 "$out/build.log" >&2; die "perf build failed; see $out/build.log"; }
+fi
+echo "$out/perf"

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Build (or find in the cache) the test kernel for one guest architecture.
+#   scripts/kernel.sh ppc64le|arm64   -> prints the kernel build directory (KDIR)
+# The source is Debian's linux-source package with patches/ applied; the build
+# is keyed by kernel version, config fragment, patches and toolchain versions.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+guest=${1:?usage: kernel.sh ppc64le|arm64}
+case $guest in
+ppc64le) karch=powerpc image=vmlinux targets="vmlinux modules" ;;
+arm64) karch=arm64 image=arch/arm64/boot/Image targets="Image modules" ;;
+*) die "unknown guest architecture $guest" ;;
+esac
+frag=$RPMU_TOP/tools/testing/configs/$guest.config
+[ -f "$frag" ] || frag=$(ls "$RPMU_TOP"/tools/testing/configs/"$guest"-*.config)
+
+# --- source ---------------------------------------------------------------
+fetch_source() {
+	local pkg deb
+	mkdir -p "$RPMU_CACHE/dl"
+	for pkg in "$KERNEL_PKG_PIN" "${KERNEL_PKG_FALLBACKS[@]}"; do
+		deb=$(ls "$RPMU_CACHE"/dl/"${pkg%%=*}"_*.deb 2>/dev/null | head -n1 || true)
+		if [ -z "$deb" ]; then
+			[ -f "$APT_PRIV/sources.list" ] || apt_priv_update
+			(cd "$RPMU_CACHE/dl" && retry 3 apt_priv download -q "$pkg" >&2) ||
+				{ apt_priv_update; (cd "$RPMU_CACHE/dl" && apt_priv download -q "$pkg" >&2); } ||
+				{ warn "could not download $pkg"; continue; }
+			deb=$(ls "$RPMU_CACHE"/dl/"${pkg%%=*}"_*.deb | head -n1)
+		fi
+		[ "$pkg" = "$KERNEL_PKG_PIN" ] || warn "using fallback kernel source $(basename "$deb") instead of $KERNEL_PKG_PIN"
+		echo "$deb"
+		return 0
+	done
+	die "no linux-source 7.x package could be downloaded"
+}
+
+deb=$(fetch_source)
+patches=("$RPMU_TOP"/patches/*.patch)
+src_key=$(basename "$deb" .deb)-p$(content_hash "${patches[@]}")
+src=$RPMU_CACHE/src/$src_key
+if [ ! -f "$src/.rpmu-ready" ]; then
+	log "unpacking $(basename "$deb")"
+	rm -rf "$src" "$src.tmp" "$src.deb"
+	mkdir -p "$src.tmp" "$src.deb"
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$src.deb" --wildcards './usr/src/linux-source-*.tar.xz'
+	tar -xJf "$src.deb"/usr/src/linux-source-*.tar.xz -C "$src.tmp" --strip-components=1
+	rm -rf "$src.deb"
+	for p in "${patches[@]}"; do
+		log "applying $(basename "$p")"
+		patch -d "$src.tmp" -p1 --forward --batch <"$p" >&2
+	done
+	mv "$src.tmp" "$src"
+	touch "$src/.rpmu-ready"
+fi
+
+# --- build ----------------------------------------------------------------
+export RUSTUP_TOOLCHAIN=$RUST_TOOLCHAIN
+export PATH=$RPMU_CACHE/bindgen-$BINDGEN_VERSION/bin:$PATH
+tools="$(rustc --version) $(bindgen --version) $(clang$LLVM_SUFFIX --version | head -n1)"
+key=$guest-$src_key-$(content_hash "$frag" -s "$tools")
+out=$RPMU_CACHE/build/$key
+kmake() { make -C "$src" O="$out" ARCH="$karch" LLVM="$LLVM_SUFFIX" "$@"; }
+
+if [ ! -f "$out/.rpmu-built" ]; then
+	log "building $guest kernel in $out (about 10-12 minutes cold)"
+	mkdir -p "$out"
+	kmake -s allnoconfig >&2
+	"$src"/scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "$frag" >/dev/null
+	kmake -s olddefconfig >&2
+	# Every line of the fragment must have survived Kconfig's dependencies.
+	missing=$(grep -E '^CONFIG_' "$frag" | while read -r line; do
+		grep -qxF "$line" "$out/.config" || echo "$line"
+	done)
+	[ -z "$missing" ] || die "config fragment lines lost in $out/.config: $missing"
+	# shellcheck disable=SC2086 # two make targets
+	kmake -j"$(nproc)" $targets >"$out/build.log" 2>&1 || {
+		grep -E 'error|Error' "$out/build.log" | head -n 20 >&2
+		die "kernel build failed; see $out/build.log"
+	}
+	kmake -s modules_prepare >&2
+	[ -f "$out/$image" ] || die "no $image after the build"
+	touch "$out/.rpmu-built"
+fi
+echo "$out"

@@ -1,0 +1,84 @@
+# shellcheck shell=bash
+# Common settings for the project's scripts. Sourced, never executed.
+#
+# Everything downloaded or built is cached outside the clone, under $RPMU_CACHE,
+# keyed by version and by the hash of the inputs that affect it.
+
+RPMU_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RPMU_CACHE=${RPMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rust-pmu}
+
+# Kernel source: Debian's linux-source package. The pin comes first; the rest are
+# fallbacks (any Rust-capable 7.x), tried in order with a warning.
+KERNEL_PKG_PIN=${KERNEL_PKG_PIN:-linux-source-7.3=7.3.4-1~bpo13+1}
+KERNEL_PKG_FALLBACKS=(linux-source-7.3 linux-source-7.2)
+
+RUST_TOOLCHAIN=${RUST_TOOLCHAIN:-1.95.0}
+BINDGEN_VERSION=${BINDGEN_VERSION:-0.73.2}
+LLVM_SUFFIX=-19
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+warn() { printf '[%s] WARNING: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf '[%s] ERROR: %s\n' "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
+
+# retry N CMD...: run CMD up to N times, 10 s apart.
+retry() {
+	local n=$1 i
+	shift
+	for ((i = 1; i <= n; i++)); do
+		"$@" && return 0
+		[ "$i" -lt "$n" ] && { warn "attempt $i/$n failed: $*"; sleep 10; }
+	done
+	return 1
+}
+
+# Short content hash of files (or literal strings passed with -s).
+content_hash() {
+	{
+		for f in "$@"; do
+			if [ -f "$f" ]; then cat "$f"; else printf '%s\n' "$f"; fi
+		done
+	} | sha256sum | cut -c1-12
+}
+
+# A private apt configuration: extra suites and foreign architectures without
+# touching the host's sources or dpkg's architecture list.
+APT_PRIV=$RPMU_CACHE/apt
+apt_priv() {
+	apt-get -o Dir::Etc::SourceList="$APT_PRIV/sources.list" \
+		-o Dir::Etc::SourceParts=/dev/null \
+		-o Dir::Etc::Preferences="$APT_PRIV/preferences" \
+		-o Dir::Etc::PreferencesParts=/dev/null \
+		-o Dir::State::Lists="$APT_PRIV/lists" \
+		-o Dir::Cache="$APT_PRIV/cache" \
+		-o APT::Architectures::=amd64 -o APT::Architectures::=ppc64el \
+		-o APT::Architectures::=arm64 \
+		-o APT::Sandbox::User=root -o Acquire::Retries=3 "$@"
+}
+
+apt_priv_update() {
+	mkdir -p "$APT_PRIV/lists/partial" "$APT_PRIV/cache/archives/partial"
+	local k=signed-by=/usr/share/keyrings/debian-archive-keyring.gpg
+	cat >"$APT_PRIV/sources.list" <<SRC
+deb [$k arch=amd64,ppc64el,arm64] http://deb.debian.org/debian bookworm main
+deb [$k arch=amd64] http://deb.debian.org/debian bookworm-updates main
+deb [$k arch=amd64] http://deb.debian.org/debian-security bookworm-security main
+deb [$k arch=amd64] http://deb.debian.org/debian bookworm-backports main
+deb [$k arch=amd64] http://deb.debian.org/debian trixie-backports main
+deb [$k arch=amd64] http://deb.debian.org/debian sid main
+SRC
+	# Newer suites are for `apt-get download` of named versions only: pinned
+	# to 1 so that no host install ever resolves a dependency from them.
+	cat >"$APT_PRIV/preferences" <<PREF
+Package: *
+Pin: release n=trixie-backports
+Pin-Priority: 1
+
+Package: *
+Pin: release n=sid
+Pin-Priority: 1
+PREF
+	# An index refused mid-sync is retried; a suite that stays broken only
+	# costs its fallbacks.
+	retry 3 apt_priv update -q >/dev/null 2>"$APT_PRIV/update.err" ||
+		warn "private apt update reported errors: $(tail -n 3 "$APT_PRIV/update.err")"
+}

@@ -1,0 +1,92 @@
+# Guest test helpers. Each test script is one KTAP suite of end-to-end cases;
+# KUnit suites of loaded modules are saved from debugfs while the module is
+# loaded. results_print emits everything as one KTAP document for the host.
+
+RES=/tmp/results
+mkdir -p $RES
+nsuite=0
+
+# Suites are stored as $RES/<n>.ktap with their suite line numbered 1; the
+# number is fixed when printing.
+suite_begin() {
+	suite=$1 ncase=0 nsuite=$((nsuite + 1))
+	: >"$RES/cases"
+	echo "### suite $suite"
+}
+
+_case() { # status name
+	ncase=$((ncase + 1))
+	echo "    $1 $ncase $2" >>"$RES/cases"
+	echo "case $1: $2"
+}
+
+# ok NAME CMD...: one case, passing if CMD succeeds.
+ok() {
+	name=$1
+	shift
+	if "$@" >/tmp/case.out 2>&1; then
+		_case ok "$name"
+	else
+		_case "not ok" "$name"
+		sed 's/^/      | /' /tmp/case.out | tail -n 30
+	fi
+}
+
+# ktap_cases: fold "ok N name" / "not ok N name" lines printed by a test
+# program into the current suite; other lines are shown as diagnostics.
+ktap_cases() {
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) rest=${line#ok } && _case ok "${rest#* }" ;;
+		"not ok "*) rest=${line#not ok } && _case "not ok" "${rest#* }" ;;
+		*) echo "      | $line" ;;
+		esac
+	done
+}
+
+suite_end() {
+	st=ok
+	if grep -q "not ok" "$RES/cases" || [ "$ncase" = 0 ]; then st="not ok"; fi
+	{
+		echo "    KTAP version 1"
+		echo "    # Subtest: $suite"
+		echo "    1..$ncase"
+		cat "$RES/cases"
+		echo "$st 1 $suite"
+	} >"$RES/e$nsuite.ktap"
+}
+
+# kunit_save SUITE: keep the KUnit results of SUITE (run when its module was
+# loaded), before the module goes away with its debugfs files.
+kunit_save() {
+	f=/sys/kernel/debug/kunit/$1/results
+	if [ -r "$f" ]; then
+		sed -e '1,2d' "$f" >"$RES/k-$1.ktap"
+	else
+		printf '    KTAP version 1\n    # Subtest: %s\n    1..1\n    not ok 1 results_missing\nnot ok 1 %s\n' \
+			"$1" "$1" >"$RES/k-$1.ktap"
+	fi
+}
+
+results_print() {
+	dmesg -n 1
+	echo "=== RPMU KTAP BEGIN ==="
+	echo "KTAP version 1"
+	set -- "$RES"/k-*.ktap "$RES"/e*.ktap
+	n=0
+	for f; do [ -e "$f" ] && n=$((n + 1)); done
+	echo "1..$n"
+	i=0
+	for f; do
+		[ -e "$f" ] || continue
+		i=$((i + 1))
+		sed -E "\$s/^(not ok|ok) 1 /\1 $i /" "$f"
+	done
+	echo "=== RPMU KTAP END ==="
+	echo "=== RPMU DMESG BEGIN ==="
+	dmesg
+	echo "=== RPMU DMESG END ==="
+}
+
+# meminfo_kb FIELD
+meminfo_kb() { awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo; }

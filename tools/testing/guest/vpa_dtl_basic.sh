@@ -1,0 +1,41 @@
+# vpa_dtl: loading, sysfs, perf list, event validation, module lifetime.
+M=/lib/modules/rpmu
+D=/sys/bus/event_source/devices/vpa_dtl
+
+ok "insmod vpa_dtl.ko" insmod $M/vpa_dtl.ko
+kunit_save vpa_dtl
+
+ok "sysfs: PMU directory" test -d $D
+ok "sysfs: format/event = config:0-7" test "$(cat $D/format/event)" = config:0-7
+for ev in dtl_cede=0x1 dtl_preempt=0x2 dtl_fault=0x4 dtl_all=0x7; do
+	ok "sysfs: events/${ev%%=*} = event=${ev#*=}" test "$(cat $D/events/${ev%%=*})" = "event=${ev#*=}"
+done
+ok "sysfs: no cpumask (events are per CPU)" test ! -e $D/cpumask
+perf list 2>/dev/null | grep vpa_dtl >/tmp/perf-list.txt
+cat /tmp/perf-list.txt
+ok "perf list shows the four events" test "$(grep -c 'vpa_dtl/dtl_\(cede\|preempt\|fault\|all\)/' /tmp/perf-list.txt)" = 4
+
+/t/pmu_open errno-table vpa_dtl | ktap_cases
+
+/t/pmu_open hold vpa_dtl 0x1 0 30 >/tmp/hold.out 2>&1 &
+holder=$!
+for _ in 1 2 3 4 5 6 7 8 9 10; do grep -q holding /tmp/hold.out && break; sleep 0.2; done
+ok "rmmod refused while an event is open" sh -c '! rmmod vpa_dtl && grep -q "^vpa_dtl " /proc/modules'
+kill $holder
+wait $holder 2>/dev/null
+ok "rmmod with no event open" rmmod vpa_dtl
+ok "PMU gone after rmmod" test ! -e $D
+
+# 20 load/open/close/unload cycles must not grow slab or vmalloc use: a leak
+# of one DTL buffer (4 KiB) per cycle would add 80 KiB.
+cycle() {
+	insmod $M/vpa_dtl.ko && /t/pmu_open hold vpa_dtl 0x7 0 0 >/dev/null && rmmod vpa_dtl
+}
+cycle
+before=$(($(meminfo_kb Slab) + $(meminfo_kb VmallocUsed)))
+i=0
+while [ $i -lt 20 ] && cycle; do i=$((i + 1)); done
+after=$(($(meminfo_kb Slab) + $(meminfo_kb VmallocUsed)))
+echo "slab+vmalloc before ${before} kB, after ${after} kB, cycles $i"
+ok "20 insmod/open/rmmod cycles" test $i = 20
+ok "no memory growth over 20 cycles (<= 48 kB)" test $((after - before)) -le 48

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Boot the test kernel in QEMU with the project's modules and guest tests.
+#   tools/testing/run-guest.sh ppc64le PLAN LOG [extra kernel args]
+# PLAN is a comma-separated list of tools/testing/guest/<name>.sh scripts.
+# Builds whatever is missing (kernel, perf, modules), packs an initramfs,
+# boots with a timeout and writes the console to LOG.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$top/scripts/lib.sh"
+
+guest=${1:?usage: run-guest.sh ppc64le PLAN LOG [args]}
+plan=${2:?plan}
+logf=${3:?log file}
+extra=${4:-}
+timeout_s=${RPMU_GUEST_TIMEOUT:-600}
+
+"$top/scripts/setup-host.sh"
+kdir=$("$top/scripts/kernel.sh" "$guest")
+src=$(readlink -f "$kdir/source")
+perf=$("$top/scripts/guest-perf.sh" "$guest" "$src")
+
+case $guest in
+ppc64le)
+	karch=powerpc cross=powerpc64le-linux-gnu- bbarch=ppc64el
+	qemu=(qemu-system-ppc64 -M pseries -cpu power9 -m 2G -smp 2 -kernel "$kdir/vmlinux")
+	console=hvc0
+	;;
+*) die "unsupported guest $guest" ;;
+esac
+
+# Modules: rebuilt from clean whenever the kernel build changes.
+"$top/scripts/modules.sh" "$kdir" "$karch" >&2
+
+work=$top/build/guest-$guest
+rm -rf "$work/root"
+mkdir -p "$work/root"/{bin,t,lib/modules/rpmu}
+bb=$(ls "$RPMU_CACHE"/dl/busybox-static_*_"$bbarch".deb 2>/dev/null | head -n1 || true)
+if [ -z "$bb" ]; then
+	apt_priv_update
+	(cd "$RPMU_CACHE/dl" && retry 3 apt_priv download -q "busybox-static:$bbarch" >&2)
+	bb=$(ls "$RPMU_CACHE"/dl/busybox-static_*_"$bbarch".deb | head -n1)
+fi
+dpkg-deb --fsys-tarfile "$bb" | tar -x -O ./bin/busybox >"$work/root/bin/busybox"
+chmod +x "$work/root/bin/busybox"
+ln -s busybox "$work/root/bin/sh"
+cp "$perf" "$work/root/bin/perf"
+install -m 0755 "$top/tools/testing/guest/init" "$work/root/init"
+cp "$top"/tools/testing/guest/*.sh "$work/root/t/"
+"${cross}gcc" -static -O2 -Wall -Werror -o "$work/root/t/pmu_open" "$top/tools/testing/guest/pmu_open.c"
+find "$top/build/modules" -name '*.ko' -exec cp {} "$work/root/lib/modules/rpmu/" \;
+(cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
+
+# The kernel carries the upstream C vpa-dtl as a reference; keep it out of
+# the way unless a run asks for it (RPMU_C_REFERENCE=1).
+ref=initcall_blacklist=vpa_dtl_init
+[ "${RPMU_C_REFERENCE:-0}" = 1 ] && ref=
+cmdline="console=$console rpmu.plan=$plan panic=-1 $ref $extra"
+log "booting $guest: plan $plan (timeout ${timeout_s}s)"
+set +e
+timeout --foreground "$timeout_s" "${qemu[@]}" -nographic -no-reboot \
+	-initrd "$work/initrd.gz" -append "$cmdline" </dev/null >"$logf" 2>&1
+rc=$?
+set -e
+[ $rc = 124 ] && warn "guest timed out after ${timeout_s}s"
+exit 0
