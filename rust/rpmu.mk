@@ -29,15 +29,15 @@ endif
 
 rpmu-bindgen-types := perf_event|pmu|perf_event_sample_format|perf_event_state|perf_output_handle|perf_event_attr|\
 	attribute_group|device_attribute|attribute|hrtimer|hrtimer_restart|\
-	lppaca|dtl_entry|page|cpumask|hlist_node
+	lppaca|dtl_entry|page|cpumask|hlist_node|kprobe
 rpmu-bindgen-fns := perf_pmu_register|perf_pmu_unregister|perf_aux_output_begin|\
 	perf_aux_output_end|perf_aux_output_flag|perf_aux_output_skip|perf_get_aux|\
 	perf_event_update_userpage|perf_pmu_migrate_context|vunmap|\
 	hrtimer_cancel|hrtimer_try_to_cancel|bitmap_print_to_pagebuf|\
 	__cpuhp_setup_state|__cpuhp_remove_state|__cpuhp_state_add_instance|\
-	__cpuhp_state_remove_instance|rpmu_.*
+	__cpuhp_state_remove_instance|register_kprobe|unregister_kprobe|rpmu_.*
 rpmu-bindgen-vars := PERF_.*|DTL_LOG_.*|DISPATCH_LOG_BYTES|N_DISPATCH_LOG|\
-	CPUHP_.*|H_SUCCESS
+	CPUHP_.*|H_SUCCESS|H_REGISTER_VPA|H_VPA_.*
 
 # Types the Rust side only points to or embeds: their size and alignment are
 # kept, their fields are not generated.
@@ -46,7 +46,7 @@ rpmu-bindgen-opaque := perf_event_context|perf_buffer|perf_event_pmu_context|\
 	perf_addr_filters_head|perf_cgroup|trace_event_call|ftrace_ops|bpf_prog|\
 	mutex|list_head|hlist_head|hlist_node|spinlock|raw_spinlock|\
 	refcount_struct|perf_sample_data|\
-	pt_regs|perf_event_mmap_page|pid_namespace|kernfs_node|device|module|\
+	perf_event_mmap_page|pid_namespace|kernfs_node|device|module|\
 	fasync_struct|timerqueue_node|hrtimer|hrtimer_clock_base|llist_node|\
 	callback_head|rw_semaphore|lockdep_map|lock_class_key|page|cpumask|\
 	perf_callchain_entry|perf_branch_stack|perf_raw_record|perf_regs|\

@@ -46,6 +46,12 @@ if ! rustup run "$RUST_TOOLCHAIN" rustc --version >/dev/null 2>&1 ||
 		-c rust-src,rustfmt,clippy >/dev/null
 fi
 
+# Standard libraries for the guest-side test programs written in Rust.
+for t in powerpc64le-unknown-linux-gnu aarch64-unknown-linux-gnu; do
+	rustup target list --toolchain "$RUST_TOOLCHAIN" --installed | grep -qx "$t" ||
+		retry 3 rustup target add --toolchain "$RUST_TOOLCHAIN" "$t" >/dev/null
+done
+
 bindgen_root=$RPMU_CACHE/bindgen-$BINDGEN_VERSION
 if [ ! -x "$bindgen_root/bin/bindgen" ]; then
 	log "building bindgen-cli $BINDGEN_VERSION (about a minute)"

@@ -13,6 +13,7 @@
 #include <linux/cpumask.h>
 #include <linux/device.h>
 #include <linux/hrtimer.h>
+#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
@@ -21,6 +22,7 @@
 
 #ifdef CONFIG_PPC_PSERIES
 #include <asm/dtl.h>
+#include <asm/hvcall.h>
 #include <asm/lppaca.h>
 #endif
 

@@ -9,8 +9,10 @@
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
+#include <linux/ptrace.h>
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
+#include <linux/spinlock.h>
 #include <linux/sysfs.h>
 #include <linux/vmalloc.h>
 #include <linux/topology.h>
@@ -128,6 +130,39 @@ unsigned int rpmu_nr_cpu_ids(void)
 bool rpmu_cpu_online(int cpu)
 {
 	return cpu_online(cpu);
+}
+
+void rpmu_spin_lock_init(spinlock_t *lock)
+{
+	spin_lock_init(lock);
+}
+
+unsigned long rpmu_spin_lock_irqsave(spinlock_t *lock)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(lock, flags);
+	return flags;
+}
+
+void rpmu_spin_unlock_irqrestore(spinlock_t *lock, unsigned long flags)
+{
+	spin_unlock_irqrestore(lock, flags);
+}
+
+unsigned long rpmu_regs_arg(struct pt_regs *regs, unsigned int n)
+{
+	return regs_get_kernel_argument(regs, n);
+}
+
+void rpmu_on_each_cpu(void (*fn)(void *), void *info)
+{
+	on_each_cpu(fn, info, 1);
+}
+
+void *rpmu_va(phys_addr_t pa)
+{
+	return __va(pa);
 }
 
 #ifdef CONFIG_PPC_PSERIES

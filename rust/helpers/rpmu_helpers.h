@@ -8,6 +8,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/types.h>
+#include <linux/spinlock_types.h>
 #include <asm/local64.h>
 
 struct attribute;
@@ -38,6 +39,15 @@ int rpmu_cpu_to_node(int cpu);
 int rpmu_smp_processor_id(void);
 unsigned int rpmu_nr_cpu_ids(void);
 bool rpmu_cpu_online(int cpu);
+
+void rpmu_spin_lock_init(spinlock_t *lock);
+unsigned long rpmu_spin_lock_irqsave(spinlock_t *lock);
+void rpmu_spin_unlock_irqrestore(spinlock_t *lock, unsigned long flags);
+
+struct pt_regs;
+unsigned long rpmu_regs_arg(struct pt_regs *regs, unsigned int n);
+void rpmu_on_each_cpu(void (*fn)(void *), void *info);
+void *rpmu_va(phys_addr_t pa);
 
 #ifdef CONFIG_PPC_PSERIES
 struct lppaca;

@@ -15,13 +15,14 @@ extra=${4:-}
 timeout_s=${RPMU_GUEST_TIMEOUT:-600}
 
 "$top/scripts/setup-host.sh"
-kdir=$("$top/scripts/kernel.sh" "$guest")
+kdir=${RPMU_KDIR:-$("$top/scripts/kernel.sh" "$guest")}
 src=$(readlink -f "$kdir/source")
 perf=$("$top/scripts/guest-perf.sh" "$guest" "$src")
 
 case $guest in
 ppc64le)
 	karch=powerpc cross=powerpc64le-linux-gnu- bbarch=ppc64el
+	rtarget=powerpc64le-unknown-linux-gnu
 	qemu=(qemu-system-ppc64 -M pseries -cpu power9 -m 2G -smp 2 -kernel "$kdir/vmlinux")
 	console=hvc0
 	;;
@@ -47,6 +48,12 @@ cp "$perf" "$work/root/bin/perf"
 install -m 0755 "$top/tools/testing/guest/init" "$work/root/init"
 cp "$top"/tools/testing/guest/*.sh "$work/root/t/"
 "${cross}gcc" -static -O2 -Wall -Werror -o "$work/root/t/pmu_open" "$top/tools/testing/guest/pmu_open.c"
+# The capture checker, a static Rust program for the guest.
+tvar=CARGO_TARGET_$(echo "$rtarget" | tr a-z- A-Z_)_LINKER
+env "$tvar=${cross}gcc" RUSTFLAGS="-C target-feature=+crt-static" \
+	cargo "+$RUST_TOOLCHAIN" build --quiet --release --target "$rtarget" \
+	--manifest-path "$top/Cargo.toml" -p dtl-check --target-dir "$top/build/target" >&2
+cp "$top/build/target/$rtarget/release/dtl_check" "$work/root/t/"
 find "$top/build/modules" -name '*.ko' -exec cp {} "$work/root/lib/modules/rpmu/" \;
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 

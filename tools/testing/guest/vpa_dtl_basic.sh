@@ -15,7 +15,8 @@ perf list 2>/dev/null | grep vpa_dtl >/tmp/perf-list.txt
 cat /tmp/perf-list.txt
 ok "perf list shows the four events" test "$(grep -c 'vpa_dtl/dtl_\(cede\|preempt\|fault\|all\)/' /tmp/perf-list.txt)" = 4
 
-/t/pmu_open errno-table vpa_dtl | ktap_cases
+/t/pmu_open errno-table vpa_dtl >/tmp/errno.out 2>&1
+ktap_cases </tmp/errno.out
 
 /t/pmu_open hold vpa_dtl 0x1 0 30 >/tmp/hold.out 2>&1 &
 holder=$!

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# `make check`: host tests of the no_std logic, then the modules' KUnit suites
+# and the end-to-end tests in QEMU. Ends with "N passed, M failed" counting
+# the host, KUnit and end-to-end cases; exits non-zero if any failed.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$RPMU_TOP"
+start=$(date +%s)
+mkdir -p build
+rm -f build/*.counts
+
+"$RPMU_TOP/scripts/setup-host.sh"
+
+log "host: cargo test (no_std logic, property tests)"
+set +e
+cargo "+$RUST_TOOLCHAIN" test --workspace --quiet >build/host-test.log 2>&1
+set -e
+grep -E "^test result:|^test .* FAILED|panicked" build/host-test.log | sed 's/^/  /'
+hp=$(awk '/^test result:/ { p += $4 } END { print p + 0 }' build/host-test.log)
+hf=$(awk '/^test result:/ { f += $6 } END { print f + 0 }' build/host-test.log)
+grep -q "^test result:" build/host-test.log || hf=$((hf + 1))
+echo "$hp $hf" >build/host.counts
+
+kdir=$("$RPMU_TOP/scripts/kernel.sh" ppc64le)
+ksrc=$(readlink -f "$kdir/source")
+
+# One boot for our driver (the upstream C vpa-dtl blacklisted).
+log "guest ppc64le: vpa_dtl"
+"$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_basic build/ppc64le-vpa_dtl.log
+python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-vpa_dtl.log build/ppc64le-vpa_dtl
+
+passed=0 failed=0
+for f in build/*.counts; do
+	read -r p fl <"$f"
+	passed=$((passed + p)) failed=$((failed + fl))
+done
+log "make check took $(($(date +%s) - start)) s"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,32 @@
+# Helpers for DTL capture scenarios: the simulated hypervisor (dtl_sim.ko)
+# writes entries, stock perf records and decodes them, dtl_check compares.
+M=/lib/modules/rpmu
+D=/sys/bus/event_source/devices/vpa_dtl
+
+stat_or0() { cat "$D/stats/$1" 2>/dev/null || echo 0; }
+
+# capture NAME "SIM PARAMS" PERF-RECORD-ARGS...: one scenario; leaves
+# /tmp/NAME.script (perf script), /tmp/NAME.check (dtl_check output) and
+# returns dtl_check's status. The driver under test is whichever provides
+# the vpa_dtl PMU (ours, or the built-in C reference).
+capture() {
+	name=$1 simargs=$2
+	shift 2
+	c0=$(stat_or0 captured) o0=$(stat_or0 lost_overrun) a0=$(stat_or0 lost_aux_full)
+	l0=$(dmesg | wc -l)
+	# shellcheck disable=SC2086 # word-split module parameters
+	insmod $M/dtl_sim.ko $simargs || return 1
+	perf record -q -a -o /tmp/$name.data "$@" >/tmp/$name.record 2>&1
+	rec=$?
+	rmmod dtl_sim
+	dmesg | tail -n +$((l0 + 1)) >/tmp/$name.dmesg
+	perf script -i /tmp/$name.data >/tmp/$name.script 2>/tmp/$name.script.err
+	perf report -D -i /tmp/$name.data 2>/dev/null | grep -a "PERF_RECORD_AUX " >/tmp/$name.aux
+	echo "$name: perf record exit $rec; AUX records $(wc -l </tmp/$name.aux)," \
+		"truncated $(grep -c 'flags: .*T' /tmp/$name.aux), partial $(grep -c 'flags: .*P' /tmp/$name.aux)"
+	/t/dtl_check --label "$name: " --script /tmp/$name.script --dmesg /tmp/$name.dmesg \
+		--seed "$(echo "$simargs" | sed -n 's/.*seed=\([0-9]*\).*/\1/p')" \
+		--captured $(($(stat_or0 captured) - c0)) \
+		--lost-overrun $(($(stat_or0 lost_overrun) - o0)) \
+		--lost-aux $(($(stat_or0 lost_aux_full) - a0)) >/tmp/$name.check
+}

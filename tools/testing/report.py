@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn a guest console log into test results.
+
+The KTAP document between the RPMU KTAP markers is parsed by the kernel
+tree's own tools/testing/kunit/kunit.py (`parse --json`); this script only
+cuts it out of the log, scans the kernel log the guest printed for reports
+(BUG, WARNING, Oops, lockdep, KASAN, kmemleak, panics) after the tests began,
+and adds up the cases.
+
+    report.py KERNEL_SRC LOG NAME   -> prints cases, exits 0; writes
+                                       NAME.counts ("passed failed")
+"""
+import json
+import re
+import subprocess
+import sys
+
+BAD = re.compile(
+    r"BUG:|WARNING:|Oops|Kernel panic|general protection|Unable to handle|"
+    r"possible circular locking|possible recursive locking|inconsistent lock state|"
+    r"lockdep|KASAN|UBSAN|kmemleak: .*new suspected|sleeping function called from invalid context|"
+    r"hung_task|soft lockup|RCU stall|Call Trace:"
+)
+
+
+def between(text, begin, end):
+    m = re.search(re.escape(begin) + r"\n(.*?)\n" + re.escape(end), text, re.S)
+    return m.group(1) if m else None
+
+
+def walk(test, path, out):
+    """Collect leaf cases as (name, status)."""
+    subs = test.get("sub_groups") or []
+    cases = test.get("test_cases") or []
+    if not subs and not cases:
+        out.append((path, test.get("status")))
+    for t in subs + cases:
+        walk(t, f"{path}.{t['name']}" if path else t["name"], out)
+
+
+def main():
+    ksrc, logf, name = sys.argv[1:4]
+    text = open(logf, errors="replace").read().replace("\r\n", "\n")
+    results = []
+    ktap = between(text, "=== RPMU KTAP BEGIN ===", "=== RPMU KTAP END ===")
+    if ktap is None:
+        results.append((f"{name}: guest finished and printed results", "FAIL"))
+    else:
+        p = subprocess.run(
+            [sys.executable, f"{ksrc}/tools/testing/kunit/kunit.py", "parse", "--json"],
+            input=ktap, capture_output=True, text=True,
+        )
+        human, _, js = p.stdout.partition("\n{")
+        print(human)
+        try:
+            doc = json.loads("{" + js)
+        except ValueError:
+            print(p.stdout, p.stderr, file=sys.stderr)
+            raise
+        for t in (doc.get("sub_groups") or []) + (doc.get("test_cases") or []):
+            walk(t, "", results)
+    dmesg = between(text, "=== RPMU DMESG BEGIN ===", "=== RPMU DMESG END ===") or text
+    # Reports from before the tests began (boot) are shown, not counted: the
+    # tests cannot have caused them.
+    start = dmesg.find("rpmu: tests begin")
+    boot, run = (dmesg[:start], dmesg[start:]) if start >= 0 else ("", dmesg)
+    for line in boot.splitlines():
+        if re.search(r"WARNING:|BUG:|Oops|panic", line):
+            print(f"  note: boot-time kernel report (not from the tests): {line.strip()}")
+    bad = [line.strip() for line in run.splitlines() if BAD.search(line)]
+    for line in bad[:20]:
+        print(f"  kernel report: {line}")
+    results.append((f"{name}: no kernel reports during the tests", "FAIL" if bad or start < 0 else "PASS"))
+
+    passed = failed = 0
+    for case, status in results:
+        ok = status == "PASS"
+        print(f"  {'ok    ' if ok else 'FAILED'} {case}")
+        passed += ok
+        failed += not ok and status != "SKIP"
+    open(name + ".counts", "w").write(f"{passed} {failed}\n")
+
+
+if __name__ == "__main__":
+    main()
