@@ -24,10 +24,15 @@ echo "$hp $hf" >build/host.counts
 kdir=$("$RPMU_TOP/scripts/kernel.sh" ppc64le)
 ksrc=$(readlink -f "$kdir/source")
 
-# One boot for our driver (the upstream C vpa-dtl blacklisted).
-log "guest ppc64le: vpa_dtl"
-"$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_basic build/ppc64le-vpa_dtl.log
+# One boot for our driver (the upstream C vpa-dtl blacklisted) ...
+log "guest ppc64le: vpa_dtl (KUnit, validation, lifetime, capture scenarios)"
+"$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_basic,vpa_dtl_capture build/ppc64le-vpa_dtl.log
 python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-vpa_dtl.log build/ppc64le-vpa_dtl
+
+# ... and one, thrown away afterwards, for the upstream C reference.
+log "guest ppc64le: the upstream C vpa-dtl on the same simulator (differential)"
+RPMU_C_REFERENCE=1 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_cref build/ppc64le-cref.log
+python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-cref.log build/ppc64le-cref --reference
 
 passed=0 failed=0
 for f in build/*.counts; do

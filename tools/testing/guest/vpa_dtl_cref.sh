@@ -1,0 +1,20 @@
+# Differential: the same simulated hypervisor and stock perf against the
+# upstream C vpa-dtl (built into the test kernel; this boot does not
+# blacklist it). Only paths that do not crash the C driver are run: no
+# disable/enable toggles, no per-task events (see ../shared/FACTS.md).
+. /t/dtl_lib.sh
+ok "C reference: vpa_dtl PMU present" test -d $D
+ok "C reference: no stats directory (it keeps no counters)" test ! -e $D/stats
+
+capture cref_normal "seed=11 rate=3" -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 1
+# Asserted: what the reference decodes is right. Its accounting (it counts
+# nothing) is reported as a difference, not asserted.
+grep -E "injected entries|field by field|in order" /tmp/cref_normal.check >/tmp/cref_normal.asserted
+ktap_cases </tmp/cref_normal.asserted
+echo "DIFF normal (C reference): $(tail -n 1 /tmp/cref_normal.check)"
+sed -n 's/^not ok [0-9]* /DIFF normal (C reference) fails: /p' /tmp/cref_normal.check
+
+# Overload: shown, not asserted -- the reference drops entries silently.
+capture cref_overload "seed=13 rate=20 burst_every=5 burst_len=120" -e vpa_dtl/dtl_cede/ -c 1000000 -m 8,1 -- sleep 1
+echo "DIFF overload (C reference): $(tail -n 1 /tmp/cref_overload.check)"
+sed -n 's/^not ok [0-9]* /DIFF overload (C reference) fails: /p' /tmp/cref_overload.check

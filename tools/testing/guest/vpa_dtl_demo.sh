@@ -1,0 +1,24 @@
+# The demo: our vpa_dtl with the simulated hypervisor, recorded and decoded
+# by stock perf.
+. /t/dtl_lib.sh
+echo
+echo "== insmod vpa_dtl.ko dtl_sim.ko; the PMU in sysfs and perf list"
+insmod $M/vpa_dtl.ko
+ls $D $D/events $D/format
+perf list 2>/dev/null | grep vpa_dtl
+echo
+echo "== perf record -a -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 1   (simulator: 3 entries/ms/CPU)"
+capture demo "seed=42 rate=3" -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 1
+cat /tmp/demo.record
+echo
+echo "== perf report -D (AUX header record and first entries)"
+perf report -D -i /tmp/demo.data 2>/dev/null | grep -a -m 8 -E "boot_tb|dispatch_reason"
+echo
+echo "== perf script (first entries)"
+head -n 16 /tmp/demo.script
+echo
+echo "== checker (every decoded entry against what the simulator injected)"
+cat /tmp/demo.check
+ok "demo capture verified" sh -c '! grep -q "^not ok" /tmp/demo.check'
+echo
+echo "vpa_dtl demo: $(tail -n 1 /tmp/demo.check)"
