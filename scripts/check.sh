@@ -24,6 +24,9 @@ echo "$hp $hf" >build/host.counts
 kdir=$("$RPMU_TOP/scripts/kernel.sh" ppc64le)
 ksrc=$(readlink -f "$kdir/source")
 
+log "lint: rustfmt, clippy"
+KDIR=$kdir "$RPMU_TOP/scripts/lint.sh"
+
 # One boot for our driver (the upstream C vpa-dtl blacklisted) ...
 log "guest ppc64le: vpa_dtl (KUnit, validation, lifetime, capture scenarios)"
 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_basic,vpa_dtl_capture build/ppc64le-vpa_dtl.log

@@ -43,7 +43,10 @@ pub struct AttrGroup<T: 'static> {
 
 impl<T: 'static> AttrGroup<T> {
     /// A group of constant files, e.g. `format` or `events`.
-    pub const fn fixed(name: &'static CStr, attrs: &'static [(&'static CStr, AttrValue<T>)]) -> Self {
+    pub const fn fixed(
+        name: &'static CStr,
+        attrs: &'static [(&'static CStr, AttrValue<T>)],
+    ) -> Self {
         Self {
             name: Some(name),
             attrs,
@@ -135,10 +138,14 @@ impl<T: PmuDriver> Groups<T> {
                 i += 1;
             }
             attr_ptrs.push(core::ptr::null_mut(), GFP_KERNEL)?;
-            let mut grp = bindings::attribute_group::default();
-            grp.name = g.name.map_or(core::ptr::null(), |n| n.as_char_ptr());
-            // Filled in below, once `attr_ptrs` has its final address.
-            grp.__bindgen_anon_2.attrs = first as *mut *mut bindings::attribute;
+            let grp = bindings::attribute_group {
+                name: g.name.map_or(core::ptr::null(), |n| n.as_char_ptr()),
+                // The index for now; the address once `attr_ptrs` is final.
+                __bindgen_anon_2: bindings::attribute_group__bindgen_ty_2 {
+                    attrs: first as *mut *mut bindings::attribute,
+                },
+                ..Default::default()
+            };
             groups.push(grp, GFP_KERNEL)?;
         }
         for grp in groups.iter_mut() {
@@ -151,7 +158,7 @@ impl<T: PmuDriver> Groups<T> {
         }
         let mut group_ptrs = KVec::with_capacity(groups.len() + 1, GFP_KERNEL)?;
         for grp in groups.iter() {
-            group_ptrs.push(grp as *const _, GFP_KERNEL)?;
+            group_ptrs.push(core::ptr::from_ref(grp), GFP_KERNEL)?;
         }
         group_ptrs.push(core::ptr::null(), GFP_KERNEL)?;
         // INVARIANT: built above; the vectors are never pushed to again.
@@ -170,6 +177,12 @@ impl<T: PmuDriver> Groups<T> {
     }
 }
 
+/// sysfs `show` callback of every attribute built here.
+///
+/// # Safety
+///
+/// `attr` must be the `dev_attr` of a live `Node<T>`, `buf` a `PAGE_SIZE`
+/// buffer, and `dev` the device of the PMU registered with these groups.
 unsafe extern "C" fn show_trampoline<T: PmuDriver>(
     dev: *mut bindings::device,
     attr: *mut bindings::device_attribute,
@@ -179,12 +192,14 @@ unsafe extern "C" fn show_trampoline<T: PmuDriver>(
     // the first field of a `Node<T>` (`repr(C)`), and a `PAGE_SIZE` buffer.
     let node = unsafe { &*attr.cast::<Node<T>>() };
     // SAFETY: As above.
-    let page = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), kernel::page::PAGE_SIZE) };
+    let page =
+        unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), kernel::page::PAGE_SIZE) };
     let mut w = SysfsWriter { buf: page, len: 0 };
     let _ = match node.value {
         AttrValue::Fixed(s) => {
             use fmt::Write;
-            w.write_str(s.to_str().unwrap_or("")).and_then(|_| w.write_str("\n"))
+            w.write_str(s.to_str().unwrap_or(""))
+                .and_then(|()| w.write_str("\n"))
         }
         AttrValue::Show(f) => {
             // SAFETY: `dev` is the PMU's device, whose driver data perf core

@@ -72,9 +72,7 @@ pub(super) unsafe fn setup<T: PmuDriver>(
         let _ = list.push(page, GFP_KERNEL);
     }
     // SAFETY: `list` holds `n` valid pages; `vmap` maps them contiguously.
-    let base = unsafe {
-bindings::rpmu_vmap_pages(list.as_mut_ptr(), n as c_uint)
-    };
+    let base = unsafe { bindings::rpmu_vmap_pages(list.as_mut_ptr(), n as c_uint) };
     let Some(base) = NonNull::new(base.cast::<u8>()) else {
         pr_err!("cannot map the AUX area ({} pages)\n", n);
         return core::ptr::null_mut();
@@ -172,7 +170,7 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
     /// Bytes perf granted that are still free in this transaction. Zero in
     /// snapshot mode, where perf grants no space accounting.
     pub fn space(&self) -> usize {
-        self.handle.size as usize - self.written
+        self.handle.size - self.written
     }
 
     /// The AUX area.

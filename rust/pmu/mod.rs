@@ -16,8 +16,6 @@
 //! The module is included by each driver crate with
 //! `#[path = "../../../rust/pmu/mod.rs"] mod pmu;`; see `rust/rpmu.mk`.
 
-#![allow(dead_code)]
-
 pub mod attrs;
 pub mod aux;
 pub mod bindings;
@@ -142,7 +140,8 @@ pub trait PmuDriver: Sized + Send + Sync + 'static {
     /// Validates a new event and returns an initialiser for its state. Only
     /// called for events of this PMU's type: the abstraction answers `-ENOENT`
     /// for other types. Runs in process context and may sleep.
-    fn event_init(&self, event: &mut EventInit<'_>) -> Result<impl PinInit<Self::EventData, Error>>;
+    fn event_init(&self, event: &mut EventInit<'_>)
+        -> Result<impl PinInit<Self::EventData, Error>>;
 
     /// Schedules the event onto the PMU; starts it if `flags` has
     /// [`Flags::START`].
@@ -578,7 +577,9 @@ impl<T: PmuDriver> Registration<T> {
     /// offline.
     pub fn migrate_context(&self, from: u32, to: u32) {
         // SAFETY: The PMU is registered; perf core takes its own locks.
-        unsafe { bindings::perf_pmu_migrate_context(self.inner.pmu.get(), from as c_int, to as c_int) }
+        unsafe {
+            bindings::perf_pmu_migrate_context(self.inner.pmu.get(), from as c_int, to as c_int)
+        }
     }
 }
 
@@ -610,7 +611,14 @@ unsafe fn event<'a, T: PmuDriver>(event: *mut bindings::perf_event) -> &'a Event
     unsafe { Event::from_raw(event) }
 }
 
-unsafe extern "C" fn event_init_trampoline<T: PmuDriver>(event: *mut bindings::perf_event) -> c_int {
+/// `pmu::event_init`.
+///
+/// # Safety
+///
+/// Called by perf core with an event being initialised for our PMU.
+unsafe extern "C" fn event_init_trampoline<T: PmuDriver>(
+    event: *mut bindings::perf_event,
+) -> c_int {
     from_result(|| {
         // SAFETY: perf core passes a valid event whose `pmu` is ours.
         let (pmu, attr_type) = unsafe { ((*event).pmu, (*event).attr.type_) };
@@ -652,6 +660,12 @@ unsafe extern "C" fn event_init_trampoline<T: PmuDriver>(event: *mut bindings::p
     })
 }
 
+/// `perf_event::destroy`, installed by `event_init_trampoline`.
+///
+/// # Safety
+///
+/// Called by perf core once, when an event whose `event_init` succeeded is
+/// freed, after it left the PMU.
 unsafe extern "C" fn destroy_trampoline<T: PmuDriver>(event: *mut bindings::perf_event) {
     // SAFETY: perf core calls `destroy` once, after the event left the PMU
     // (`del` done); `pmu_private` is the box `event_init_trampoline` leaked.
@@ -665,6 +679,11 @@ unsafe extern "C" fn destroy_trampoline<T: PmuDriver>(event: *mut bindings::perf
     }
 }
 
+/// The per-event hrtimer callback.
+///
+/// # Safety
+///
+/// `timer` must be the `timer` field of a live `EventBox<T>`.
 unsafe extern "C" fn timer_trampoline<T: PmuDriver>(
     timer: *mut bindings::hrtimer,
 ) -> bindings::hrtimer_restart {
@@ -672,7 +691,11 @@ unsafe extern "C" fn timer_trampoline<T: PmuDriver>(
     // cancelled before the box is freed), so `container_of` yields the box;
     // its `event` is valid while the box lives.
     let (ev, t) = unsafe {
-        let b = kernel::container_of!(timer.cast::<Opaque<bindings::hrtimer>>(), EventBox<T>, timer);
+        let b = kernel::container_of!(
+            timer.cast::<Opaque<bindings::hrtimer>>(),
+            EventBox<T>,
+            timer
+        );
         (event::<T>((*b).event.as_ptr()), timer)
     };
     match ev.driver().timer(ev) {
@@ -686,7 +709,15 @@ unsafe extern "C" fn timer_trampoline<T: PmuDriver>(
     }
 }
 
-unsafe extern "C" fn add_trampoline<T: PmuDriver>(e: *mut bindings::perf_event, flags: c_int) -> c_int {
+/// `pmu::add`.
+///
+/// # Safety
+///
+/// Called by perf core for an initialised event of our PMU.
+unsafe extern "C" fn add_trampoline<T: PmuDriver>(
+    e: *mut bindings::perf_event,
+    flags: c_int,
+) -> c_int {
     // SAFETY: perf calls `add` only for initialised events of our PMU.
     let ev = unsafe { event::<T>(e) };
     from_result(|| {
@@ -695,30 +726,56 @@ unsafe extern "C" fn add_trampoline<T: PmuDriver>(e: *mut bindings::perf_event, 
     })
 }
 
+/// `pmu::del`.
+///
+/// # Safety
+///
+/// As for `add_trampoline`.
 unsafe extern "C" fn del_trampoline<T: PmuDriver>(e: *mut bindings::perf_event, flags: c_int) {
     // SAFETY: As for `add_trampoline`.
     let ev = unsafe { event::<T>(e) };
     ev.driver().del(ev, Flags::from_raw(flags as u32));
 }
 
+/// `pmu::start`.
+///
+/// # Safety
+///
+/// As for `add_trampoline`.
 unsafe extern "C" fn start_trampoline<T: PmuDriver>(e: *mut bindings::perf_event, flags: c_int) {
     // SAFETY: As for `add_trampoline`.
     let ev = unsafe { event::<T>(e) };
     ev.driver().start(ev, Flags::from_raw(flags as u32));
 }
 
+/// `pmu::stop`.
+///
+/// # Safety
+///
+/// As for `add_trampoline`.
 unsafe extern "C" fn stop_trampoline<T: PmuDriver>(e: *mut bindings::perf_event, flags: c_int) {
     // SAFETY: As for `add_trampoline`.
     let ev = unsafe { event::<T>(e) };
     ev.driver().stop(ev, Flags::from_raw(flags as u32));
 }
 
+/// `pmu::read`.
+///
+/// # Safety
+///
+/// As for `add_trampoline`.
 unsafe extern "C" fn read_trampoline<T: PmuDriver>(e: *mut bindings::perf_event) {
     // SAFETY: As for `add_trampoline`.
     let ev = unsafe { event::<T>(e) };
     ev.driver().read(ev);
 }
 
+/// `pmu::setup_aux`.
+///
+/// # Safety
+///
+/// Called by perf core for an initialised event of our PMU with `nr_pages`
+/// page addresses at `pages`.
 unsafe extern "C" fn setup_aux_trampoline<T: PmuDriver>(
     e: *mut bindings::perf_event,
     pages: *mut *mut c_void,
@@ -730,6 +787,11 @@ unsafe extern "C" fn setup_aux_trampoline<T: PmuDriver>(
     unsafe { aux::setup::<T>(event::<T>(e), pages, nr_pages, overwrite) }
 }
 
+/// `pmu::free_aux`.
+///
+/// # Safety
+///
+/// `priv_` must be what `setup_aux_trampoline` returned, not yet freed.
 unsafe extern "C" fn free_aux_trampoline<T: PmuDriver>(priv_: *mut c_void) {
     // SAFETY: `priv_` is what `setup_aux_trampoline` returned; perf frees it once.
     unsafe { aux::free::<T>(priv_) }

@@ -11,8 +11,6 @@
 //! Included by a driver crate next to `rust/pmu` (it uses
 //! `crate::pmu::bindings`).
 
-#![allow(dead_code)]
-
 use crate::pmu::bindings;
 use core::{cell::UnsafeCell, mem::ManuallyDrop, ptr::addr_of_mut};
 use kernel::{
@@ -139,9 +137,7 @@ impl DtlBuffer {
         }
         // SAFETY: `base` is the physical-contiguous 4 KiB buffer, which stays
         // allocated while registered (invariant).
-        let rc = unsafe {
-            bindings::rpmu_register_dtl(self.hwcpu, bindings::rpmu_pa(base.cast()))
-        };
+        let rc = unsafe { bindings::rpmu_register_dtl(self.hwcpu, bindings::rpmu_pa(base.cast())) };
         if rc != 0 {
             return Err(HcallError(rc as i64));
         }
@@ -217,7 +213,11 @@ impl Drop for DtlBuffer {
         if let Err(HcallError(rc)) = self.unregister() {
             // The hypervisor may still write the buffer: freeing it would
             // corrupt memory, so it is deliberately leaked.
-            pr_err!("cpu {}: DTL deregistration failed ({}); leaking the buffer\n", self.cpu, rc);
+            pr_err!(
+                "cpu {}: DTL deregistration failed ({}); leaking the buffer\n",
+                self.cpu,
+                rc
+            );
             return;
         }
         // SAFETY: Deregistered, so nothing writes the ring any more; dropped

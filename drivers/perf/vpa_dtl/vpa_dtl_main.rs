@@ -185,7 +185,8 @@ impl VpaDtl {
         r.next = head;
         let lost_overrun = span.lost + torn;
         let pending = span.count - torn;
-        let entries = &r.scratch[torn as usize * ring::ENTRY_SIZE..span.count as usize * ring::ENTRY_SIZE];
+        let entries =
+            &r.scratch[torn as usize * ring::ENTRY_SIZE..span.count as usize * ring::ENTRY_SIZE];
 
         let (written, lost_aux) = match ev.aux_output_begin() {
             // No AUX area mapped, or perf found it full and disabled the event.
@@ -195,7 +196,9 @@ impl VpaDtl {
                 let plan = aux_plan::plan(out.space(), need_header, pending);
                 let mut ok = true;
                 if plan.header {
-                    ok = out.write(&record::header(self.boot_tb, self.tb_freq)).is_ok();
+                    ok = out
+                        .write(&record::header(self.boot_tb, self.tb_freq))
+                        .is_ok();
                     out.data().header_written.store(ok, Relaxed);
                 }
                 let n = plan.entries as usize * ring::ENTRY_SIZE;
@@ -489,7 +492,11 @@ impl kernel::Module for VpaDtlModule {
             tb_freq,
             boot_tb,
             boot_tb_err,
-            if reg.driver().adaptive { "adaptive" } else { "fixed-period" }
+            if reg.driver().adaptive {
+                "adaptive"
+            } else {
+                "fixed-period"
+            }
         );
         Ok(Self { _reg: reg })
     }

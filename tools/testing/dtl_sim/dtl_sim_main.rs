@@ -18,12 +18,12 @@
 use core::ptr::addr_of_mut;
 use kernel::{prelude::*, types::Opaque};
 
-#[allow(unreachable_pub, dead_code, unused_imports)]
-#[path = "../../../rust/pmu/mod.rs"]
-mod pmu;
 #[allow(unreachable_pub, dead_code)]
 #[path = "gen.rs"]
 mod gen;
+#[allow(unreachable_pub, dead_code, unused_imports)]
+#[path = "../../../rust/pmu/mod.rs"]
+mod pmu;
 
 use pmu::bindings as b;
 
@@ -125,6 +125,11 @@ fn end_session(c: &mut Cpu) {
     c.registered = false;
 }
 
+/// kprobe pre-handler on `plpar_hcall_norets`.
+///
+/// # Safety
+///
+/// Called by kprobes with the probed call's registers.
 unsafe extern "C" fn pre_handler(_p: *mut b::kprobe, regs: *mut b::pt_regs) -> c_int {
     // SAFETY: kprobes pass the registers of the probed call.
     let arg = |n| unsafe { b::rpmu_regs_arg(regs, n) } as u64;
@@ -186,14 +191,24 @@ fn produce(c: &mut Cpu, st_seed: u64, n: u64) {
     }
 }
 
+/// Producer tick.
+///
+/// # Safety
+///
+/// `t` must be the `timer` of one of our `Cpu`s.
 unsafe extern "C" fn tick(t: *mut b::hrtimer) -> b::hrtimer_restart {
     let st = state();
     // SAFETY: `t` is the `timer` of one of our `Cpu`s.
     let c = unsafe { &mut *kernel::container_of!(t.cast::<Opaque<b::hrtimer>>(), Cpu, timer) };
-    let (seed, rate, every, blen, period) = (st.seed, st.rate, st.burst_every, st.burst_len, st.period_ns);
+    let (seed, rate, every, blen, period) =
+        (st.seed, st.rate, st.burst_every, st.burst_len, st.period_ns);
     with_cpu(c, |c| {
         c.ticks += 1;
-        let burst = if every > 0 && c.ticks % every == 0 { blen } else { 0 };
+        let burst = if every > 0 && c.ticks % every == 0 {
+            blen
+        } else {
+            0
+        };
         produce(c, seed, rate + burst);
     });
     // SAFETY: Called from the timer's own callback.
@@ -201,6 +216,11 @@ unsafe extern "C" fn tick(t: *mut b::hrtimer) -> b::hrtimer_restart {
     b::hrtimer_restart_HRTIMER_RESTART
 }
 
+/// Starts this CPU's producer timer, pinned.
+///
+/// # Safety
+///
+/// Called through `on_each_cpu` after `init` set the state up.
 unsafe extern "C" fn start_local(_: *mut c_void) {
     let st = state();
     // SAFETY: Runs on each CPU via on_each_cpu.
@@ -244,7 +264,7 @@ impl kernel::Module for DtlSim {
                 b::rpmu_hrtimer_setup(c.timer.get(), Some(tick));
             }
             let kp = (*st).kp.get();
-            (*kp).symbol_name = c"plpar_hcall_norets".as_ptr();
+            (*kp).symbol_name = c"plpar_hcall_norets".as_char_ptr();
             (*kp).pre_handler = Some(pre_handler);
             let rc = b::register_kprobe(kp);
             if rc != 0 {

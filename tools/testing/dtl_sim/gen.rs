@@ -85,7 +85,11 @@ pub fn fields(seed: u64, cpu: u32, hwcpu: u16, seq: u64, mask: u8) -> Fields {
         enqueue_to_dispatch_time: (seq & 0x7fff_ffff) as u32,
         ready_to_enqueue_time: (h(seed, cpu, seq, 2) & 0x7fff_ffff) as u32,
         waiting_to_ready_time: (h(seed, cpu, seq, 3) & 0x7fff_ffff) as u32,
-        fault_addr: if kind == KIND_FAULT { h(seed, cpu, seq, 4) & !0xfff } else { 0 },
+        fault_addr: if kind == KIND_FAULT {
+            h(seed, cpu, seq, 4) & !0xfff
+        } else {
+            0
+        },
         srr0: 0xc000_0000_0000_0000 | (h(seed, cpu, seq, 5) & 0x00ff_fffc),
         srr1: h(seed, cpu, seq, 6),
     }

@@ -91,16 +91,24 @@ pub fn parse_script(text: &str) -> Result<Vec<Decoded>, String> {
         }
         let l2 = lines.next().ok_or("truncated sample")?;
         let bad = || format!("cannot parse sample: {l} / {l2}");
-        let cpu = after(l, "[").and_then(|r| r.split(']').next()).and_then(|c| c.parse().ok()).ok_or_else(bad)?;
+        let cpu = after(l, "[")
+            .and_then(|r| r.split(']').next())
+            .and_then(|c| c.parse().ok())
+            .ok_or_else(bad)?;
         let t = l[l.find(']').ok_or_else(bad)? + 1..].trim_start();
         let t = &t[..t.find(':').ok_or_else(bad)?];
         let (s, frac) = t.split_once('.').ok_or_else(bad)?;
         let time_ns = s.parse::<u64>().map_err(|_| bad())? * 1_000_000_000
-            + format!("{frac:0<9}")[..9].parse::<u64>().map_err(|_| bad())?;
+            + format!("{frac:0<9}")[..9]
+                .parse::<u64>()
+                .map_err(|_| bad())?;
         let pid = after(l2, "processor_id:").ok_or_else(bad)?.trim_start();
         let mut words = pid.split_whitespace();
         let processor_id = words.next().and_then(|w| w.parse().ok()).ok_or_else(bad)?;
-        let ip = words.next().and_then(|w| u64::from_str_radix(w, 16).ok()).ok_or_else(bad)?;
+        let ip = words
+            .next()
+            .and_then(|w| u64::from_str_radix(w, 16).ok())
+            .ok_or_else(bad)?;
         out.push(Decoded {
             cpu,
             time_ns,
@@ -165,7 +173,10 @@ impl Ktap {
 }
 
 fn arg(args: &[String], key: &str) -> Option<String> {
-    args.iter().position(|a| a == key).and_then(|i| args.get(i + 1)).cloned()
+    args.iter()
+        .position(|a| a == key)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
 }
 
 fn main() {
@@ -176,7 +187,8 @@ fn main() {
     let seed: u64 = need("--seed").parse().expect("--seed");
     // "auto": the driver does not count (the upstream C reference).
     let captured_arg = need("--captured");
-    let lost: u64 = need("--lost-overrun").parse::<u64>().expect("n") + need("--lost-aux").parse::<u64>().expect("n");
+    let lost: u64 = need("--lost-overrun").parse::<u64>().expect("n")
+        + need("--lost-aux").parse::<u64>().expect("n");
     let label = arg(&args, "--label").unwrap_or_default();
     let mut k = Ktap { n: 0, failed: 0 };
 
@@ -189,7 +201,11 @@ fn main() {
     };
     let sessions = parse_sessions(&dmesg);
     let injected: u64 = sessions.iter().map(|s| s.end - s.first).sum();
-    k.case(injected > 0, &format!("{label}the simulator injected entries"), "no session lines");
+    k.case(
+        injected > 0,
+        &format!("{label}the simulator injected entries"),
+        "no session lines",
+    );
 
     // Field by field, against the generator.
     let mut mismatches = Vec::new();
@@ -197,7 +213,10 @@ fn main() {
     for d in &decoded {
         per_cpu.entry(d.cpu).or_default().push(d);
         let seq = u64::from(d.seq);
-        let Some(s) = sessions.iter().find(|s| s.cpu == d.cpu && (s.first..s.end).contains(&seq)) else {
+        let Some(s) = sessions
+            .iter()
+            .find(|s| s.cpu == d.cpu && (s.first..s.end).contains(&seq))
+        else {
             mismatches.push(format!("cpu {} seq {}: not injected", d.cpu, seq));
             continue;
         };
@@ -212,35 +231,65 @@ fn main() {
             mismatches.push(format!("cpu {} seq {}: {:?} != {:?}", d.cpu, seq, d, f));
         }
     }
-    k.case(mismatches.is_empty(), &format!("{label}every decoded entry matches the injected one field by field"),
-        &mismatches.iter().take(5).cloned().collect::<Vec<_>>().join("; "));
+    k.case(
+        mismatches.is_empty(),
+        &format!("{label}every decoded entry matches the injected one field by field"),
+        &mismatches
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("; "),
+    );
 
     // Order and uniqueness per CPU, increasing timebase and timestamps.
     let mut order = Vec::new();
     for (cpu, v) in &per_cpu {
         for w in v.windows(2) {
-            if w[1].seq <= w[0].seq || w[1].timebase <= w[0].timebase || w[1].time_ns < w[0].time_ns {
+            if w[1].seq <= w[0].seq || w[1].timebase <= w[0].timebase || w[1].time_ns < w[0].time_ns
+            {
                 order.push(format!("cpu {cpu}: seq {} then {}", w[0].seq, w[1].seq));
             }
         }
     }
-    k.case(order.is_empty(), &format!("{label}entries appear once, in order, per CPU"),
-        &order.iter().take(5).cloned().collect::<Vec<_>>().join("; "));
+    k.case(
+        order.is_empty(),
+        &format!("{label}entries appear once, in order, per CPU"),
+        &order.iter().take(5).cloned().collect::<Vec<_>>().join("; "),
+    );
 
     let captured = decoded.len() as u64;
-    let captured_driver = if captured_arg == "auto" { captured } else { captured_arg.parse().expect("--captured") };
-    k.case(captured == captured_driver, &format!("{label}perf decoded what the driver captured"),
-        &format!("perf {captured}, driver {captured_driver}"));
-    k.case(injected == captured + lost, &format!("{label}injected = captured + reported lost"),
-        &format!("injected {injected}, captured {captured}, lost {lost}"));
+    let captured_driver = if captured_arg == "auto" {
+        captured
+    } else {
+        captured_arg.parse().expect("--captured")
+    };
+    k.case(
+        captured == captured_driver,
+        &format!("{label}perf decoded what the driver captured"),
+        &format!("perf {captured}, driver {captured_driver}"),
+    );
+    k.case(
+        injected == captured + lost,
+        &format!("{label}injected = captured + reported lost"),
+        &format!("injected {injected}, captured {captured}, lost {lost}"),
+    );
     let missing: u64 = sessions
         .iter()
-        .map(|s| (s.end - s.first) - per_cpu.get(&s.cpu).map_or(0, |v| {
-            v.iter().filter(|d| (s.first..s.end).contains(&u64::from(d.seq))).count() as u64
-        }))
+        .map(|s| {
+            (s.end - s.first)
+                - per_cpu.get(&s.cpu).map_or(0, |v| {
+                    v.iter()
+                        .filter(|d| (s.first..s.end).contains(&u64::from(d.seq)))
+                        .count() as u64
+                })
+        })
         .sum();
-    k.case(missing == lost, &format!("{label}the missing entries are exactly the reported losses"),
-        &format!("missing {missing}, reported {lost}"));
+    k.case(
+        missing == lost,
+        &format!("{label}the missing entries are exactly the reported losses"),
+        &format!("missing {missing}, reported {lost}"),
+    );
     println!("injected={injected} captured={captured} lost={lost}");
     std::process::exit(i32::from(k.failed > 0));
 }
@@ -260,14 +309,27 @@ mod tests {
         assert_eq!(d[0].timebase, 9_814_970_217);
         assert_eq!(d[0].dispatch, "system_reset");
         assert_eq!(d[0].preempt, "H_CEDE");
-        assert_eq!((d[0].seq, d[0].ready, d[0].waiting, d[0].processor_id), (12, 688_297_060, 1_384_160_096, 1));
+        assert_eq!(
+            (d[0].seq, d[0].ready, d[0].waiting, d[0].processor_id),
+            (12, 688_297_060, 1_384_160_096, 1)
+        );
         assert_eq!(d[0].ip, 0xc000_0000_001c_389c);
     }
 
     #[test]
     fn parses_sessions() {
-        let s = parse_sessions("[ 4.7] dtl_sim: cpu 1 session: injected 2586 seq 10..2596 mask 5\nnoise\n");
-        assert_eq!(s, vec![Session { cpu: 1, first: 10, end: 2596, mask: 5 }]);
+        let s = parse_sessions(
+            "[ 4.7] dtl_sim: cpu 1 session: injected 2586 seq 10..2596 mask 5\nnoise\n",
+        );
+        assert_eq!(
+            s,
+            vec![Session {
+                cpu: 1,
+                first: 10,
+                end: 2596,
+                mask: 5
+            }]
+        );
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub struct DtlEntry {
 
 impl DtlEntry {
     /// The big-endian memory image the hypervisor writes.
-    pub fn to_be_bytes(&self) -> [u8; ENTRY_SIZE] {
+    pub fn to_be_bytes(self) -> [u8; ENTRY_SIZE] {
         let mut b = [0u8; ENTRY_SIZE];
         b[0] = self.dispatch_reason;
         b[1] = self.preempt_reason;

@@ -21,12 +21,60 @@ fn check(ok: bool, what: Failure) -> Result<(), Failure> {
 /// backwards.
 pub fn ring_plan() -> Result<(), Failure> {
     use ring::{plan, Span, READABLE};
-    check(plan(0, 0) == Some(Span { first: 0, count: 0, lost: 0 }), "empty ring")?;
-    check(plan(10, 15) == Some(Span { first: 10, count: 5, lost: 0 }), "five new")?;
-    check(plan(0, READABLE) == Some(Span { first: 0, count: 84, lost: 0 }), "84 new: all readable")?;
-    check(plan(0, 85) == Some(Span { first: 1, count: 84, lost: 1 }), "85 new: oldest untrusted")?;
-    check(plan(0, 100) == Some(Span { first: 16, count: 84, lost: 16 }), "100 new: 16 lost")?;
-    check(plan(1000, 1_000_000) == Some(Span { first: 999_916, count: 84, lost: 998_916 }), "far lapped")?;
+    check(
+        plan(0, 0)
+            == Some(Span {
+                first: 0,
+                count: 0,
+                lost: 0,
+            }),
+        "empty ring",
+    )?;
+    check(
+        plan(10, 15)
+            == Some(Span {
+                first: 10,
+                count: 5,
+                lost: 0,
+            }),
+        "five new",
+    )?;
+    check(
+        plan(0, READABLE)
+            == Some(Span {
+                first: 0,
+                count: 84,
+                lost: 0,
+            }),
+        "84 new: all readable",
+    )?;
+    check(
+        plan(0, 85)
+            == Some(Span {
+                first: 1,
+                count: 84,
+                lost: 1,
+            }),
+        "85 new: oldest untrusted",
+    )?;
+    check(
+        plan(0, 100)
+            == Some(Span {
+                first: 16,
+                count: 84,
+                lost: 16,
+            }),
+        "100 new: 16 lost",
+    )?;
+    check(
+        plan(1000, 1_000_000)
+            == Some(Span {
+                first: 999_916,
+                count: 84,
+                lost: 998_916,
+            }),
+        "far lapped",
+    )?;
     check(plan(50, 49).is_none(), "index went backwards")?;
     Ok(())
 }
@@ -34,12 +82,20 @@ pub fn ring_plan() -> Result<(), Failure> {
 /// Entries torn during a copy.
 pub fn ring_torn() -> Result<(), Failure> {
     use ring::{torn, Span};
-    let s = Span { first: 16, count: 84, lost: 16 };
+    let s = Span {
+        first: 16,
+        count: 84,
+        lost: 16,
+    };
     check(torn(&s, 100) == 0, "no progress during copy")?;
     check(torn(&s, 101) == 1, "one more published: oldest torn")?;
     check(torn(&s, 150) == 50, "50 more published")?;
     check(torn(&s, 10_000) == 84, "lapped during copy: all torn")?;
-    let small = Span { first: 0, count: 3, lost: 0 };
+    let small = Span {
+        first: 0,
+        count: 3,
+        lost: 0,
+    };
     check(torn(&small, 84) == 0, "short span, head far behind the lap")?;
     check(torn(&small, 86) == 2, "short span lapped by two")?;
     Ok(())
@@ -51,7 +107,10 @@ pub fn ring_runs() -> Result<(), Failure> {
     check(runs(0, 5) == [(0, 5), (0, 0)], "no wrap")?;
     check(runs(80, 10) == [(80, 5), (0, 5)], "wrap at 85")?;
     check(runs(85, 84) == [(0, 84), (0, 0)], "second lap start")?;
-    check(runs(170 + 84, 84) == [(84, 1), (0, 83)], "start at last slot")?;
+    check(
+        runs(170 + 84, 84) == [(84, 1), (0, 83)],
+        "start at last slot",
+    )?;
     check(runs(7, 0) == [(7, 0), (0, 0)], "empty")?;
     Ok(())
 }
@@ -59,13 +118,35 @@ pub fn ring_runs() -> Result<(), Failure> {
 /// AUX space accounting.
 pub fn aux() -> Result<(), Failure> {
     use aux_plan::{plan, AuxPlan};
-    let p = |h, e, d| AuxPlan { header: h, entries: e, dropped: d };
-    check(plan(4095, true, 10) == p(true, 10, 0), "room for all, header first")?;
-    check(plan(4095, false, 100) == p(false, 85, 15), "4095 bytes hold 85 entries")?;
-    check(plan(48, false, 1) == p(false, 0, 1), "exactly one entry: keep the last byte")?;
-    check(plan(49, false, 1) == p(false, 1, 0), "one entry and one byte")?;
-    check(plan(49, true, 3) == p(true, 0, 3), "room for the header only")?;
-    check(plan(20, true, 3) == p(false, 0, 3), "no room for the header")?;
+    let p = |h, e, d| AuxPlan {
+        header: h,
+        entries: e,
+        dropped: d,
+    };
+    check(
+        plan(4095, true, 10) == p(true, 10, 0),
+        "room for all, header first",
+    )?;
+    check(
+        plan(4095, false, 100) == p(false, 85, 15),
+        "4095 bytes hold 85 entries",
+    )?;
+    check(
+        plan(48, false, 1) == p(false, 0, 1),
+        "exactly one entry: keep the last byte",
+    )?;
+    check(
+        plan(49, false, 1) == p(false, 1, 0),
+        "one entry and one byte",
+    )?;
+    check(
+        plan(49, true, 3) == p(true, 0, 3),
+        "room for the header only",
+    )?;
+    check(
+        plan(20, true, 3) == p(false, 0, 3),
+        "no room for the header",
+    )?;
     check(plan(0, false, 0) == p(false, 0, 0), "nothing to do")?;
     check(p(true, 2, 0).bytes() == 144, "bytes")?;
     Ok(())
@@ -87,19 +168,42 @@ pub fn records() -> Result<(), Failure> {
     };
     let b = e.to_be_bytes();
     check(b[2] == 0x12 && b[3] == 0x34, "processor_id is big-endian")?;
-    check(b[16] == 0x01 && b[23] == 0x08, "timebase is big-endian at offset 16")?;
+    check(
+        b[16] == 0x01 && b[23] == 0x08,
+        "timebase is big-endian at offset 16",
+    )?;
     check(record::DtlEntry::from_be_bytes(&b) == e, "round trip")?;
     let h = record::header(0x1122, 512_000_000);
     check(h[0..8] == 0x1122u64.to_ne_bytes(), "header boot_tb")?;
     check(h[8..16] == 512_000_000u64.to_ne_bytes(), "header tb_freq")?;
-    check(h[16..48].iter().all(|&x| x == 0), "header timebase and padding are zero")?;
-    check(record::valid_config(1) && record::valid_config(7), "valid configs")?;
-    check(!record::valid_config(0) && !record::valid_config(3) && !record::valid_config(0x101), "invalid configs")?;
+    check(
+        h[16..48].iter().all(|&x| x == 0),
+        "header timebase and padding are zero",
+    )?;
+    check(
+        record::valid_config(1) && record::valid_config(7),
+        "valid configs",
+    )?;
+    check(
+        !record::valid_config(0) && !record::valid_config(3) && !record::valid_config(0x101),
+        "invalid configs",
+    )?;
     // 1 s of uptime at 512 MHz, read within a 100-tick window.
-    let (boot, err) = record::boot_tb_from(1_000_512_000_000, 1_000_000_000, 1_000_512_000_100, 512_000_000);
+    let (boot, err) = record::boot_tb_from(
+        1_000_512_000_000,
+        1_000_000_000,
+        1_000_512_000_100,
+        512_000_000,
+    );
     check(boot == 1_000_000_000_050 && err == 51, "boot_tb estimate")?;
-    check(record::ns_to_ticks(1_500_000_000, 512_000_000) == 768_000_000, "ns to ticks")?;
-    check(record::ns_to_ticks(u64::MAX, 512_000_000) == 9_444_732_965_739_290_426, "ns to ticks, no overflow")?;
+    check(
+        record::ns_to_ticks(1_500_000_000, 512_000_000) == 768_000_000,
+        "ns to ticks",
+    )?;
+    check(
+        record::ns_to_ticks(u64::MAX, 512_000_000) == 9_444_732_965_739_290_426,
+        "ns to ticks, no overflow",
+    )?;
     Ok(())
 }
 
@@ -126,19 +230,63 @@ pub fn validation() -> Result<(), Failure> {
     };
     check(v(&ok).is_ok(), "dtl_cede sampling on a CPU")?;
     for c in [2u64, 4, 7] {
-        check(v(&Request { config: c, ..ok }).is_ok(), "other valid configs")?;
+        check(
+            v(&Request { config: c, ..ok }).is_ok(),
+            "other valid configs",
+        )?;
     }
     for c in [0u64, 3, 5, 6, 8, 0xff, 0x101, u64::MAX] {
-        check(v(&Request { config: c, ..ok }) == Err(Refusal::BadConfig), "invalid config")?;
+        check(
+            v(&Request { config: c, ..ok }) == Err(Refusal::BadConfig),
+            "invalid config",
+        )?;
     }
-    check(v(&Request { sampling: false, ..ok }) == Err(Refusal::Counting), "counting")?;
-    check(v(&Request { branch_stack: true, ..ok }) == Err(Refusal::BranchStack), "branch stack")?;
-    check(v(&Request { per_task: true, ..ok }) == Err(Refusal::PerTask), "per task")?;
-    check(v(&Request { has_cpu: false, per_task: true, ..ok }) == Err(Refusal::PerTask), "any cpu")?;
-    check(v(&Request { perfmon: false, config: 3, ..ok }) == Err(Refusal::NotPerfmon), "privilege first")?;
+    check(
+        v(&Request {
+            sampling: false,
+            ..ok
+        }) == Err(Refusal::Counting),
+        "counting",
+    )?;
+    check(
+        v(&Request {
+            branch_stack: true,
+            ..ok
+        }) == Err(Refusal::BranchStack),
+        "branch stack",
+    )?;
+    check(
+        v(&Request {
+            per_task: true,
+            ..ok
+        }) == Err(Refusal::PerTask),
+        "per task",
+    )?;
+    check(
+        v(&Request {
+            has_cpu: false,
+            per_task: true,
+            ..ok
+        }) == Err(Refusal::PerTask),
+        "any cpu",
+    )?;
+    check(
+        v(&Request {
+            perfmon: false,
+            config: 3,
+            ..ok
+        }) == Err(Refusal::NotPerfmon),
+        "privilege first",
+    )?;
     check(Refusal::NotPerfmon.errno() == 13, "EACCES")?;
-    check(Refusal::Counting.errno() == 95 && Refusal::BranchStack.errno() == 95, "EOPNOTSUPP")?;
-    check(Refusal::BadConfig.errno() == 22 && Refusal::PerTask.errno() == 22, "EINVAL")?;
+    check(
+        Refusal::Counting.errno() == 95 && Refusal::BranchStack.errno() == 95,
+        "EOPNOTSUPP",
+    )?;
+    check(
+        Refusal::BadConfig.errno() == 22 && Refusal::PerTask.errno() == 22,
+        "EINVAL",
+    )?;
     check(period_ns(1_000_000, false) == 1_000_000, "1 ms period")?;
     check(period_ns(10, false) == 1_000_000, "clamped to 1 ms")?;
     check(period_ns(100, true) == 10_000_000, "100 Hz")?;

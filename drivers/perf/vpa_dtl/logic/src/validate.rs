@@ -56,7 +56,9 @@ impl Refusal {
             Refusal::NotPerfmon => "needs CAP_PERFMON",
             Refusal::Counting => "counting events are not supported; give a sample period",
             Refusal::BranchStack => "branch stacks are not supported",
-            Refusal::BadConfig => "config must be 0x1 (cede), 0x2 (preempt), 0x4 (fault) or 0x7 (all)",
+            Refusal::BadConfig => {
+                "config must be 0x1 (cede), 0x2 (preempt), 0x4 (fault) or 0x7 (all)"
+            }
             Refusal::PerTask => "per-task events are not supported; open one event per CPU",
         }
     }

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# `make lint`: rustfmt (the kernel's .rustfmt.toml) and clippy through the
+# kernel's CLIPPY=1 over every module. With KDIR unset, uses the cached test
+# kernel. Writes build/lint.counts for `make check`.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$RPMU_TOP"
+mkdir -p build
+kdir=${KDIR:-$("$RPMU_TOP/scripts/kernel.sh" ppc64le)}
+passed=0 failed=0
+result() { # ok? name
+	if [ "$1" = 0 ]; then echo "  ok     $2"; passed=$((passed + 1)); else echo "  FAILED $2"; failed=$((failed + 1)); fi
+}
+
+set +e
+rustfmt "+$RUST_TOOLCHAIN" --edition 2021 --check $(git ls-files '*.rs') >build/rustfmt.log 2>&1
+result $? "rustfmt --check"
+# A clippy build in a scratch copy, so the test build stays as it is.
+out=$RPMU_TOP/build/clippy
+rm -rf "$out" && mkdir -p "$out"
+rsync -a --exclude /build --exclude /target --exclude .git "$RPMU_TOP/" "$out/"
+RUSTUP_TOOLCHAIN=$RUST_TOOLCHAIN PATH=$RPMU_CACHE/bindgen-$BINDGEN_VERSION/bin:$PATH \
+	make -C "$kdir" M="$out" ARCH=powerpc LLVM="$LLVM_SUFFIX" CLIPPY=1 -j"$(nproc)" modules >build/clippy.log 2>&1
+rc=$?
+# Warnings other than rustc's notes about the kernel's target features.
+n=$(grep -E '^(warning|error)' build/clippy.log | grep -cv 'unstable feature specified\|warnings emitted')
+[ "$rc" = 0 ] && [ "$n" = 0 ]
+result $? "clippy (CLIPPY=1) clean over all modules"
+set -e
+[ "$n" = 0 ] || grep -E '^(warning|error)' -A 6 build/clippy.log | grep -v 'unstable feature' | head -n 40
+echo "$passed $failed" >build/lint.counts
