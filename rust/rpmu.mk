@@ -35,7 +35,8 @@ rpmu-bindgen-fns := perf_pmu_register|perf_pmu_unregister|perf_aux_output_begin|
 	perf_event_update_userpage|perf_pmu_migrate_context|vunmap|\
 	hrtimer_cancel|hrtimer_try_to_cancel|bitmap_print_to_pagebuf|\
 	__cpuhp_setup_state|__cpuhp_remove_state|__cpuhp_state_add_instance|\
-	__cpuhp_state_remove_instance|register_kprobe|unregister_kprobe|rpmu_.*
+	__cpuhp_state_remove_instance|register_kprobe|unregister_kprobe|\
+	perf_event_create_kernel_counter|perf_event_release_kernel|perf_event_read_value|rpmu_.*
 rpmu-bindgen-vars := PERF_.*|DTL_LOG_.*|DISPATCH_LOG_BYTES|N_DISPATCH_LOG|\
 	CPUHP_.*|H_SUCCESS|H_REGISTER_VPA|H_VPA_.*
 

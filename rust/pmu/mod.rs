@@ -19,6 +19,7 @@
 pub mod attrs;
 pub mod aux;
 pub mod bindings;
+pub mod kernel_counter;
 
 use core::{marker::PhantomData, mem::ManuallyDrop, ptr::NonNull};
 use kernel::{
@@ -284,7 +285,7 @@ impl EventInit<'_> {
 ///
 /// - `event` is the event this box belongs to, valid until perf calls the
 ///   event's `destroy` callback, which frees the box.
-/// - `timer` has been set up with [`timer_trampoline::<T>`].
+/// - If `T::HAS_TIMER`, `timer` has been set up with [`timer_trampoline::<T>`].
 #[pin_data]
 struct EventBox<T: PmuDriver> {
     timer: Opaque<bindings::hrtimer>,
@@ -446,6 +447,9 @@ impl<T: PmuDriver> Event<T> {
     /// after `ns` nanoseconds, on this CPU if `pinned`. Re-arming a pending
     /// timer moves its expiry.
     pub fn timer_start(&self, ns: u64, pinned: bool) {
+        if !T::HAS_TIMER {
+            build_error!("Event::timer_start needs PmuDriver::timer");
+        }
         let t = self.event_box().timer.get();
         // SAFETY: By the `EventBox` invariant the timer was set up; it lives
         // as long as the box, and `destroy` cancels it before freeing.
@@ -455,6 +459,9 @@ impl<T: PmuDriver> Event<T> {
     /// Cancels the event's timer and waits for a running callback to finish.
     /// Must not be called from the timer callback itself.
     pub fn timer_cancel(&self) {
+        if !T::HAS_TIMER {
+            build_error!("Event::timer_cancel needs PmuDriver::timer");
+        }
         let t = self.event_box().timer.get();
         // SAFETY: The timer was set up (`EventBox` invariant). Callers are
         // PMU callbacks, not the timer callback, so this cannot deadlock on
@@ -652,7 +659,9 @@ unsafe extern "C" fn event_init_trampoline<T: PmuDriver>(
         // exactly once, when the event is freed (or if a later check in
         // perf_try_init_event fails).
         unsafe {
-            bindings::rpmu_hrtimer_setup((*b).timer.get().cast(), Some(timer_trampoline::<T>));
+            if T::HAS_TIMER {
+                bindings::rpmu_hrtimer_setup((*b).timer.get().cast(), Some(timer_trampoline::<T>));
+            }
             (*event).pmu_private = b.cast();
             (*event).destroy = Some(destroy_trampoline::<T>);
         }
@@ -671,7 +680,9 @@ unsafe extern "C" fn destroy_trampoline<T: PmuDriver>(event: *mut bindings::perf
     // (`del` done); `pmu_private` is the box `event_init_trampoline` leaked.
     unsafe {
         let b = (*event).pmu_private.cast::<EventBox<T>>();
-        bindings::hrtimer_cancel((*b).timer.get());
+        if T::HAS_TIMER {
+            bindings::hrtimer_cancel((*b).timer.get());
+        }
         let inner = &*Inner::<T>::from_pmu((*event).pmu);
         inner.driver.event_destroy(&(*b).data);
         (*event).pmu_private = core::ptr::null_mut();

@@ -79,3 +79,157 @@ mod cases {
         assert!(!buf.is_registered());
     }
 }
+
+/// KUnit for the `rust/pmu` abstractions, with a test PMU driven through
+/// in-kernel events: registration and unregistration, typed per-event data
+/// created once by `event_init` and dropped once at destroy, errno
+/// propagation, and the add/start/read/stop/del callbacks.
+#[kunit_tests(rpmu_pmu_abstraction)]
+mod abstraction {
+    use crate::pmu::{
+        attrs::AttrValue, kernel_counter::KernelCounter, AttrGroup, Capabilities, Event, EventInit,
+        Flags, PmuDriver, Registration, TaskContext,
+    };
+    use kernel::{
+        prelude::*,
+        sync::atomic::{Atomic, Relaxed},
+    };
+
+    static CREATED: Atomic<u32> = Atomic::new(0);
+    static DROPPED: Atomic<u32> = Atomic::new(0);
+    static DESTROYED: Atomic<u32> = Atomic::new(0);
+    static ADDS: Atomic<u32> = Atomic::new(0);
+
+    struct DropCount;
+
+    impl Drop for DropCount {
+        fn drop(&mut self) {
+            DROPPED.add(1, Relaxed);
+        }
+    }
+
+    #[pin_data]
+    struct TestEvent {
+        step: u64,
+        _token: DropCount,
+    }
+
+    struct TestPmu;
+
+    #[vtable]
+    impl PmuDriver for TestPmu {
+        type EventData = TestEvent;
+        type AuxData = ();
+        const CAPABILITIES: Capabilities = Capabilities::NO_EXCLUDE;
+        const TASK_CONTEXT: TaskContext = TaskContext::Invalid;
+
+        fn event_init(&self, e: &mut EventInit<'_>) -> Result<impl PinInit<TestEvent, Error>> {
+            if e.config() == 0xbad {
+                return Err(EINVAL);
+            }
+            CREATED.add(1, Relaxed);
+            let step = e.config();
+            Ok(try_pin_init!(TestEvent { step, _token: DropCount }? Error))
+        }
+
+        fn add(&self, ev: &Event<Self>, flags: Flags) -> Result {
+            ADDS.add(1, Relaxed);
+            ev.set_hw_state(1);
+            if flags.contains(Flags::START) {
+                self.start(ev, flags);
+            }
+            Ok(())
+        }
+
+        fn del(&self, ev: &Event<Self>, flags: Flags) {
+            self.stop(ev, flags);
+        }
+
+        fn start(&self, ev: &Event<Self>, _flags: Flags) {
+            ev.set_hw_state(0);
+        }
+
+        fn stop(&self, ev: &Event<Self>, _flags: Flags) {
+            ev.set_hw_state(1);
+        }
+
+        fn read(&self, ev: &Event<Self>) {
+            // Each read advances the count by the event's step.
+            if ev.hw_state() == 0 {
+                ev.count_add(ev.data().step);
+            }
+        }
+
+        fn event_destroy(&self, _d: &TestEvent) {
+            DESTROYED.add(1, Relaxed);
+        }
+    }
+
+    static GROUPS: [AttrGroup<TestPmu>; 1] = [AttrGroup::fixed(
+        c"format",
+        &[(c"event", AttrValue::Fixed(c"config:0-63"))],
+    )];
+
+    fn module() -> &'static ThisModule {
+        &<crate::VpaDtlModule as kernel::ModuleMetadata>::THIS_MODULE
+    }
+
+    #[test]
+    fn register_unregister_register() {
+        let r = Registration::new(module(), c"rpmu_kunit", TestPmu, &GROUPS);
+        assert!(r.is_ok());
+        let r = r.unwrap();
+        // Dynamic types start after the fixed PERF_TYPE_* range.
+        assert!(r.pmu_type() >= 6);
+        drop(r);
+        // The name is free again only if the drop unregistered the PMU.
+        assert!(Registration::new(module(), c"rpmu_kunit", TestPmu, &GROUPS).is_ok());
+    }
+
+    #[test]
+    fn event_data_lifecycle_and_callbacks() {
+        let r = Registration::new(module(), c"rpmu_kunit", TestPmu, &GROUPS).expect("register");
+        let (c0, d0, x0, a0) = (
+            CREATED.load(Relaxed),
+            DROPPED.load(Relaxed),
+            DESTROYED.load(Relaxed),
+            ADDS.load(Relaxed),
+        );
+        let cpu = 0;
+        let ev = KernelCounter::new(r.pmu_type(), 3, cpu).expect("open");
+        assert_eq!(CREATED.load(Relaxed), c0 + 1);
+        assert_eq!(ADDS.load(Relaxed), a0 + 1);
+        let v1 = ev.read();
+        let v2 = ev.read();
+        // Active on its CPU: each read calls `read`, which adds the step.
+        assert!(v1 >= 3 && v1 % 3 == 0);
+        assert_eq!(v2, v1 + 3);
+        assert_eq!(DROPPED.load(Relaxed), d0);
+        drop(ev);
+        assert_eq!(DESTROYED.load(Relaxed), x0 + 1);
+        assert_eq!(DROPPED.load(Relaxed), d0 + 1);
+    }
+
+    #[test]
+    fn event_init_errno_propagates() {
+        let r = Registration::new(module(), c"rpmu_kunit", TestPmu, &GROUPS).expect("register");
+        let (c0, x0) = (CREATED.load(Relaxed), DESTROYED.load(Relaxed));
+        let e = KernelCounter::new(r.pmu_type(), 0xbad, 0);
+        assert_eq!(e.err(), Some(EINVAL));
+        // A refused event never had data, so it is never destroyed.
+        assert_eq!(CREATED.load(Relaxed), c0);
+        assert_eq!(DESTROYED.load(Relaxed), x0);
+    }
+
+    #[test]
+    fn capability_no_exclude_enforced_by_core() {
+        // Perf core refuses exclude_* for NO_EXCLUDE PMUs after event_init
+        // succeeded, and then calls destroy: data created and dropped once.
+        let r = Registration::new(module(), c"rpmu_kunit", TestPmu, &GROUPS).expect("register");
+        let (c0, d0) = (CREATED.load(Relaxed), DROPPED.load(Relaxed));
+        let e = KernelCounter::new_excluding_user(r.pmu_type(), 1, 0);
+        assert_eq!(e.err(), Some(EINVAL));
+        assert_eq!(CREATED.load(Relaxed), c0 + 1);
+        assert_eq!(DROPPED.load(Relaxed), d0 + 1);
+    }
+}

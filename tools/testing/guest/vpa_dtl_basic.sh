@@ -4,6 +4,7 @@ D=/sys/bus/event_source/devices/vpa_dtl
 
 ok "insmod vpa_dtl.ko" insmod $M/vpa_dtl.ko
 kunit_save vpa_dtl
+kunit_save rpmu_pmu_abstraction
 
 ok "sysfs: PMU directory" test -d $D
 ok "sysfs: format/event = config:0-7" test "$(cat $D/format/event)" = config:0-7
@@ -34,6 +35,7 @@ cycle() {
 	insmod $M/vpa_dtl.ko && /t/pmu_open hold vpa_dtl 0x7 0 0 >/dev/null && rmmod vpa_dtl
 }
 K=/sys/kernel/debug/kmemleak
+ok "kmemleak available (CONFIG_DEBUG_KMEMLEAK)" test -w $K
 cycle
 echo clear >$K
 i=0
