@@ -69,7 +69,7 @@ def main():
     start = dmesg.find("rpmu: tests begin")
     boot, run = (dmesg[:start], dmesg[start:]) if start >= 0 else ("", dmesg)
     for line in boot.splitlines():
-        if re.search(r"WARNING:|BUG:|Oops|panic", line):
+        if re.search(r"WARNING:|BUG:|Oops|Kernel panic", line):
             print(f"  note: boot-time kernel report (not from the tests): {line.strip()}")
     bad = [line.strip() for line in run.splitlines() if BAD.search(line)]
     for line in bad[:20]:
