@@ -6,6 +6,7 @@
 
 RPMU_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RPMU_CACHE=${RPMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rust-pmu}
+mkdir -p "$RPMU_CACHE"
 
 # Kernel source: Debian's linux-source package. The pin comes first; the rest are
 # fallbacks (any Rust-capable 7.x), tried in order with a warning.

@@ -222,6 +222,17 @@ mod abstraction {
     }
 
     #[test]
+    fn foreign_type_gets_enoent() {
+        // A type no PMU owns makes perf core offer the event to every PMU;
+        // ours must answer ENOENT without calling the driver.
+        let _r = Registration::new(module(), c"rpmu_kunit", TestPmu, &GROUPS).expect("register");
+        let c0 = CREATED.load(Relaxed);
+        let e = KernelCounter::new(5000, 1, 0);
+        assert_eq!(e.err(), Some(ENOENT));
+        assert_eq!(CREATED.load(Relaxed), c0);
+    }
+
+    #[test]
     fn capability_no_exclude_enforced_by_core() {
         // Perf core refuses exclude_* for NO_EXCLUDE PMUs after event_init
         // succeeded, and then calls destroy: data created and dropped once.
