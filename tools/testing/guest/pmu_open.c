@@ -8,6 +8,10 @@
  *                                  open one sampling event and keep it open
  *   pmu_open toggle <pmu> <config> <cpu> <n>
  *                                  PERF_EVENT_IOC_DISABLE/ENABLE n times
+ *   pmu_open aux <pmu> <config> <cpu> rw|ro
+ *                                  map a 4-page AUX area writable (normal
+ *                                  mode) or read-only (snapshot mode);
+ *                                  exits 0 if the mapping succeeded
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -175,6 +180,33 @@ int main(int argc, char **argv)
 
 	if (argc >= 3 && !strcmp(argv[1], "errno-table"))
 		return errno_table(argv[2]);
+	if (argc >= 6 && !strcmp(argv[1], "aux")) {
+		long page = sysconf(_SC_PAGESIZE);
+		struct perf_event_mmap_page *up;
+		void *aux;
+
+		base_attr(&a, pmu_type(argv[2]), strtoull(argv[3], NULL, 0));
+		fd = open_event(&a, -1, atoi(argv[4]));
+		if (fd < 0) {
+			perror("perf_event_open");
+			return 2;
+		}
+		up = mmap(NULL, 9 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (up == MAP_FAILED) {
+			perror("mmap ring");
+			return 2;
+		}
+		up->aux_offset = 9 * page;
+		up->aux_size = 4 * page;
+		aux = mmap(NULL, 4 * page, strcmp(argv[5], "ro") ? PROT_READ | PROT_WRITE : PROT_READ,
+			   MAP_SHARED, fd, 9 * page);
+		if (aux == MAP_FAILED) {
+			printf("AUX mmap (%s) failed: %s\n", argv[5], strerror(errno));
+			return 1;
+		}
+		printf("AUX mmap (%s) succeeded\n", argv[5]);
+		return 0;
+	}
 	if (argc >= 6 && (!strcmp(argv[1], "hold") || !strcmp(argv[1], "toggle"))) {
 		base_attr(&a, pmu_type(argv[2]), strtoull(argv[3], NULL, 0));
 		a.disabled = 0;

@@ -37,8 +37,10 @@ wait
 ktap_cases </tmp/toggle.check
 ok "toggle: one simulator session per enable" test "$(grep -c 'session:' /tmp/toggle.dmesg)" -ge 8
 
-# Snapshot (overwrite) mode is refused, with a reason in the log.
-ok "snapshot mode (-S) refused" sh -c '! timeout 30 perf record -q -S -a -e vpa_dtl/dtl_cede/ -c 1000000 -o /tmp/snap.data -- sleep 0.3'
+# Snapshot (overwrite) mode -- an AUX area mapped read-only -- is refused,
+# with a reason in the log; a writable mapping is accepted.
+ok "AUX area mapped writable: accepted" /t/pmu_open aux vpa_dtl 0x1 0 rw
+ok "AUX area mapped read-only (snapshot): refused" sh -c '! /t/pmu_open aux vpa_dtl 0x1 0 ro'
 ok "snapshot refusal logged" sh -c 'dmesg | grep -q "snapshot (overwrite) AUX mode is not supported"'
 
 # Raw disable/enable without an AUX area, 200 times on one event.
