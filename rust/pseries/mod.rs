@@ -65,6 +65,9 @@ pub fn nr_cpu_ids() -> u32 {
 #[repr(C, align(4096))]
 struct Ring(UnsafeCell<[u8; DTL_BYTES]>);
 
+// SAFETY: All-zero bytes are a valid `Ring`.
+unsafe impl pin_init::Zeroable for Ring {}
+
 /// A DTL buffer for one CPU: 4 KiB, aligned to 4 KiB (so it never crosses a
 /// page), with its size in the second big-endian word as `H_REGISTER_VPA`
 /// expects.
@@ -97,7 +100,9 @@ impl DtlBuffer {
         if cpu >= nr_cpu_ids() {
             return Err(EINVAL);
         }
-        let ring = KBox::new(Ring(UnsafeCell::new([0; DTL_BYTES])), GFP_KERNEL)?;
+        // Zeroed in place: a 4 KiB value would otherwise pass through the
+        // stack.
+        let ring = KBox::init::<core::convert::Infallible>(pin_init::zeroed::<Ring>(), GFP_KERNEL)?;
         // SAFETY: `cpu` is a possible CPU; its paca is set up at boot.
         let hwcpu = unsafe { bindings::rpmu_hard_smp_processor_id(cpu as c_int) };
         // INVARIANT: `cpu` checked above; not registered yet.

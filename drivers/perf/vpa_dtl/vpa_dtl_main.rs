@@ -102,10 +102,33 @@ impl Stats {
     }
 }
 
-/// The PMU: owns the per-CPU claims that keep one consumer per DTL.
+/// Upper bound of `nr_cpu_ids` (powerpc's largest `CONFIG_NR_CPUS`).
+const MAX_CPUS: usize = 8192;
+
+/// `CLAIMED[cpu]`: an event owns that CPU's DTL (one consumer per DTL).
+static CLAIMED: [Atomic<bool>; MAX_CPUS] = [const { Atomic::new(false) }; MAX_CPUS];
+
+/// An event's exclusive claim on one CPU's DTL; released when dropped, on
+/// every path (event destroyed, or `event_init` failing after the claim).
+struct CpuClaim(u32);
+
+impl CpuClaim {
+    fn take(cpu: u32) -> Option<Self> {
+        let slot = CLAIMED.get(cpu as usize)?;
+        slot.cmpxchg(false, true, kernel::sync::atomic::Full)
+            .ok()
+            .map(|_| CpuClaim(cpu))
+    }
+}
+
+impl Drop for CpuClaim {
+    fn drop(&mut self) {
+        CLAIMED[self.0 as usize].store(false, kernel::sync::atomic::Release);
+    }
+}
+
+/// The PMU.
 struct VpaDtl {
-    /// `claimed[cpu]`: an event owns that CPU's DTL.
-    claimed: KVec<Atomic<bool>>,
     /// Totals since the module was loaded, for `stats/`.
     totals: Stats,
     /// Boot timebase estimate and its error bound (ticks).
@@ -129,6 +152,8 @@ struct Reader {
 /// One event: the DTL of one CPU.
 #[pin_data]
 struct DtlEvent {
+    /// Dropped after `buf` (fields drop in order): the DTL is deregistered
+    /// before another event may claim the CPU.
     buf: DtlBuffer,
     mask: u8,
     period_ns: u64,
@@ -137,6 +162,7 @@ struct DtlEvent {
     stats: Stats,
     /// Lost entries already added to the event's count.
     lost_reported: Atomic<u64>,
+    _claim: CpuClaim,
 }
 
 /// Per-AUX-area state.
@@ -145,16 +171,6 @@ struct DtlAux {
 }
 
 impl VpaDtl {
-    fn claim(&self, cpu: u32) -> bool {
-        self.claimed[cpu as usize]
-            .cmpxchg(false, true, kernel::sync::atomic::Full)
-            .is_ok()
-    }
-
-    fn release(&self, cpu: u32) {
-        self.claimed[cpu as usize].store(false, kernel::sync::atomic::Release);
-    }
-
     /// Reads what the hypervisor published since the last poll and writes it
     /// to the AUX area. Runs on the event's CPU with interrupts disabled.
     fn poll(&self, ev: &Event<Self>) -> u64 {
@@ -266,23 +282,19 @@ impl PmuDriver for VpaDtl {
         }
         // Checked by `validate::check`.
         let cpu = e.cpu().ok_or(EINVAL)?;
-        if cpu as usize >= self.claimed.len() {
-            return Err(EINVAL);
-        }
         let period_ns = validate::period_ns(e.sample_period_or_freq(), e.is_freq());
         if e.is_freq() {
             e.set_fixed_period(period_ns);
         }
-        if !self.claim(cpu) {
+        let Some(claim) = CpuClaim::take(cpu) else {
             pr_warn!("cpu {}: the DTL is in use by another vpa_dtl event\n", cpu);
             return Err(EBUSY);
-        }
-        // From here on the claim is released by `ClaimGuard` on failure and by
-        // `DtlEvent`'s drop otherwise.
-        let guard = ClaimGuard { pmu: self, cpu };
+        };
         let buf = DtlBuffer::new(cpu)?;
-        let scratch = KBox::new([0u8; ring::BUFFER_BYTES], GFP_KERNEL)?;
-        core::mem::forget(guard);
+        let scratch = KBox::init::<core::convert::Infallible>(
+            pin_init::zeroed::<[u8; ring::BUFFER_BYTES]>(),
+            GFP_KERNEL,
+        )?;
         Ok(try_pin_init!(DtlEvent {
             buf,
             mask: e.config() as u8,
@@ -290,6 +302,7 @@ impl PmuDriver for VpaDtl {
             reader <- new_spinlock_irq!(Reader { next: 0, period_ns: *period_ns, scratch }),
             stats: Stats::new(),
             lost_reported: Atomic::new(0),
+            _claim: claim,
         }? Error))
     }
 
@@ -369,9 +382,8 @@ impl PmuDriver for VpaDtl {
                 s.captured.load(Relaxed)
             );
         }
-        // The buffer deregisters itself when the event data is dropped,
-        // right after this.
-        self.release(d.buf.cpu());
+        // The data is dropped right after this: the buffer deregisters
+        // itself, then the CPU claim is released.
     }
 
     fn setup_aux(&self, _ev: &Event<Self>, buf: &AuxBuffer) -> Result<DtlAux> {
@@ -382,18 +394,6 @@ impl PmuDriver for VpaDtl {
         Ok(DtlAux {
             header_written: Atomic::new(false),
         })
-    }
-}
-
-/// Releases a CPU claim if `event_init` fails after taking it.
-struct ClaimGuard<'a> {
-    pmu: &'a VpaDtl,
-    cpu: u32,
-}
-
-impl Drop for ClaimGuard<'_> {
-    fn drop(&mut self) {
-        self.pmu.release(self.cpu);
     }
 }
 
@@ -470,15 +470,17 @@ impl kernel::Module for VpaDtlModule {
             pr_err!("running as a KVM guest: the DTL PMU needs a PowerVM LPAR\n");
             return Err(ENODEV);
         }
-        let n = pseries::nr_cpu_ids() as usize;
-        let mut claimed = KVec::with_capacity(n, GFP_KERNEL)?;
-        for _ in 0..n {
-            claimed.push(Atomic::new(false), GFP_KERNEL)?;
+        if pseries::nr_cpu_ids() as usize > MAX_CPUS {
+            pr_err!(
+                "{} CPU ids exceed the supported {}\n",
+                pseries::nr_cpu_ids(),
+                MAX_CPUS
+            );
+            return Err(ENODEV);
         }
         let tb_freq = pseries::timebase_frequency();
         let (boot_tb, boot_tb_err) = estimate_boot_tb(tb_freq);
         let driver = VpaDtl {
-            claimed,
             totals: Stats::new(),
             boot_tb,
             boot_tb_err,
