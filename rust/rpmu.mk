@@ -21,12 +21,6 @@ ccflags-y += -I$(rpmu-top)/rust/helpers
 
 export RPMU_GEN_DIR := $(abspath $(obj))
 
-# Build-time feature detection against the kernel being built for: the
-# kernel's DTL users serialise on dtl_access_lock, exported only by some trees.
-ifneq ($(shell grep -w dtl_access_lock $(objtree)/Module.symvers 2>/dev/null),)
-KBUILD_RUSTFLAGS_MODULE += --cfg rpmu_dtl_access_lock
-endif
-
 rpmu-bindgen-types := perf_event|pmu|perf_event_sample_format|perf_event_state|perf_output_handle|perf_event_attr|\
 	attribute_group|device_attribute|attribute|hrtimer|hrtimer_restart|\
 	lppaca|dtl_entry|page|cpumask|hlist_node|kprobe
