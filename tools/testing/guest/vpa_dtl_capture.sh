@@ -37,6 +37,21 @@ wait
 ktap_cases </tmp/toggle.check
 ok "toggle: one simulator session per enable" test "$(grep -c 'session:' /tmp/toggle.dmesg)" -ge 8
 
+# Timer modes: 15 entries/ms against an 8 ms period is 120 entries per poll,
+# more than the ring holds. The fixed period loses about a third; the
+# adaptive mode halves the period while polls find half a ring or more, so
+# it loses only until it has caught up.
+capture fixed8 "seed=15 rate=15" -e vpa_dtl/dtl_cede/ -c 8000000 -- sleep 1
+ktap_cases </tmp/fixed8.check
+rmmod vpa_dtl && insmod $M/vpa_dtl.ko adaptive=1
+capture adaptive8 "seed=15 rate=15" -e vpa_dtl/dtl_cede/ -c 8000000 -- sleep 1
+ktap_cases </tmp/adaptive8.check
+rmmod vpa_dtl && insmod $M/vpa_dtl.ko
+lost_of() { sed -n 's/.* lost=\([0-9]*\)$/\1/p' "$1"; }
+echo "lost with a fixed 8 ms period: $(lost_of /tmp/fixed8.check); adaptive: $(lost_of /tmp/adaptive8.check)"
+ok "fixed 8 ms period overruns at 15 entries/ms" test "$(lost_of /tmp/fixed8.check)" -gt 1000
+ok "adaptive mode loses under a tenth of that" test $(($(lost_of /tmp/adaptive8.check) * 10)) -lt "$(lost_of /tmp/fixed8.check)"
+
 # Snapshot (overwrite) mode -- an AUX area mapped read-only -- is refused,
 # with a reason in the log; a writable mapping is accepted.
 ok "AUX area mapped writable: accepted" /t/pmu_open aux vpa_dtl 0x1 0 rw
