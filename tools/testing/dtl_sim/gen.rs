@@ -96,6 +96,11 @@ pub fn fields(seed: u64, cpu: u32, hwcpu: u16, seq: u64, mask: u8) -> Fields {
 }
 
 /// The big-endian memory image of an entry with these fields and timebase.
+///
+/// Written here rather than taken from the driver's `logic/src/record.rs` on
+/// purpose: the simulated hardware must not share the driver's idea of the
+/// layout, or a mistake in it would pass unnoticed. perf's decoder is the
+/// third, independent reading of the same bytes.
 pub fn image(f: &Fields, timebase: u64) -> [u8; 48] {
     let mut b = [0u8; 48];
     b[0] = f.dispatch_reason;
