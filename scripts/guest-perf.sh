@@ -21,7 +21,7 @@ if [ ! -x "$out/perf" ]; then
 		NO_LIBCAP=1 NO_LIBBABELTRACE=1 NO_LIBCRYPTO=1 NO_SDT=1 NO_JVMTI=1 NO_LZMA=1
 		NO_ZLIB=1 NO_LIBLLVM=1 NO_CAPSTONE=1 NO_LIBDW_DWARF_UNWIND=1)
 	make -C "$src/tools/perf" ARCH="$karch" CROSS_COMPILE="$cross" O="$out" \
-		LDFLAGS=-static "${no[@]}" -j"$(nproc)" >"$out/build.log" 2>&1 ||
+		LDFLAGS=-static "${no[@]}" -j"$(nproc)" "$out/perf" >"$out/build.log" 2>&1 ||
 		{ tail -n 30 "$out/build.log" >&2; die "perf build failed; see $out/build.log"; }
 fi
 echo "$out/perf"

@@ -26,6 +26,13 @@ ppc64le)
 	qemu=(qemu-system-ppc64 -M pseries -cpu power9 -m 2G -smp 2 -kernel "$kdir/vmlinux")
 	console=hvc0
 	;;
+arm64)
+	karch=arm64 cross=aarch64-linux-gnu- bbarch=arm64
+	rtarget=aarch64-unknown-linux-gnu
+	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57 -m 1G -smp 2
+		-kernel "$kdir/arch/arm64/boot/Image")
+	console=ttyAMA0
+	;;
 *) die "unsupported guest $guest" ;;
 esac
 
@@ -48,19 +55,21 @@ cp "$perf" "$work/root/bin/perf"
 install -m 0755 "$top/tools/testing/guest/init" "$work/root/init"
 cp "$top"/tools/testing/guest/*.sh "$work/root/t/"
 "${cross}gcc" -static -O2 -Wall -Werror -o "$work/root/t/pmu_open" "$top/tools/testing/guest/pmu_open.c"
-# The capture checker, a static Rust program for the guest.
-tvar=CARGO_TARGET_$(echo "$rtarget" | tr a-z- A-Z_)_LINKER
-env "$tvar=${cross}gcc" RUSTFLAGS="-C target-feature=+crt-static" \
-	cargo "+$RUST_TOOLCHAIN" build --quiet --release --target "$rtarget" \
-	--manifest-path "$top/Cargo.toml" -p dtl-check --target-dir "$top/build/target" >&2
-cp "$top/build/target/$rtarget/release/dtl_check" "$work/root/t/"
+# The DTL capture checker, a static Rust program for the guest (pseries).
+if [ "$guest" = ppc64le ]; then
+	tvar=CARGO_TARGET_$(echo "$rtarget" | tr a-z- A-Z_)_LINKER
+	env "$tvar=${cross}gcc" RUSTFLAGS="-C target-feature=+crt-static" \
+		cargo "+$RUST_TOOLCHAIN" build --quiet --release --target "$rtarget" \
+		--manifest-path "$top/Cargo.toml" -p dtl-check --target-dir "$top/build/target" >&2
+	cp "$top/build/target/$rtarget/release/dtl_check" "$work/root/t/"
+fi
 find "$top/build/modules" -name '*.ko' -exec cp {} "$work/root/lib/modules/rpmu/" \;
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 
-# The kernel carries the upstream C vpa-dtl as a reference; keep it out of
-# the way unless a run asks for it (RPMU_C_REFERENCE=1).
-ref=initcall_blacklist=vpa_dtl_init
-[ "${RPMU_C_REFERENCE:-0}" = 1 ] && ref=
+# The pseries kernel carries the upstream C vpa-dtl as a reference; keep it
+# out of the way unless a run asks for it (RPMU_C_REFERENCE=1).
+ref=
+[ "$guest" = ppc64le ] && [ "${RPMU_C_REFERENCE:-0}" != 1 ] && ref=initcall_blacklist=vpa_dtl_init
 cmdline="console=$console rpmu.plan=$plan panic=-1 $ref $extra"
 log "booting $guest: plan $plan (timeout ${timeout_s}s)"
 set +e
