@@ -58,6 +58,24 @@ ok "AUX area mapped writable: accepted" /t/pmu_open aux vpa_dtl 0x1 0 rw
 ok "AUX area mapped read-only (snapshot): refused" sh -c '! /t/pmu_open aux vpa_dtl 0x1 0 ro'
 ok "snapshot refusal logged" sh -c 'dmesg | grep -q "snapshot (overwrite) AUX mode is not supported"'
 
+# CPU hotplug: offlining the event's CPU makes perf remove the event (del:
+# logging off, buffer deregistered, timer cancelled on that CPU); every entry
+# written until then is accounted for (no AUX area here: all counted lost).
+a0=$(stat_or0 lost_aux_full) c0=$(stat_or0 captured) l0=$(dmesg | wc -l)
+insmod $M/dtl_sim.ko rate=3 seed=16
+/t/pmu_open hold vpa_dtl 0x7 1 3 >/tmp/hp.out 2>&1 &
+holder=$!
+sleep 1
+ok "offline the event's CPU" sh -c 'echo 0 >/sys/devices/system/cpu/cpu1/online'
+sleep 0.3
+ok "online it again" sh -c 'echo 1 >/sys/devices/system/cpu/cpu1/online'
+wait $holder
+rmmod dtl_sim
+hp_injected=$(dmesg | tail -n +$((l0 + 1)) | sed -n 's/.*dtl_sim: cpu 1 session: injected \([0-9]*\).*/\1/p' | head -n 1)
+echo "hotplug: injected ${hp_injected:-none}, lost $(($(stat_or0 lost_aux_full) - a0)), captured $(($(stat_or0 captured) - c0))"
+ok "hotplug: the CPU's session ended at offline and was accounted for" \
+	test "${hp_injected:-0}" -gt 0 -a "$(($(stat_or0 lost_aux_full) - a0))" = "${hp_injected:-x}"
+
 # Raw disable/enable without an AUX area, 200 times on one event.
 ok "200 IOC_DISABLE/ENABLE toggles without AUX" /t/pmu_open toggle vpa_dtl 0x7 1 200
 rmmod vpa_dtl
