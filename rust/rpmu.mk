@@ -23,14 +23,15 @@ export RPMU_GEN_DIR := $(abspath $(obj))
 
 rpmu-bindgen-types := perf_event|pmu|perf_event_sample_format|perf_event_state|perf_output_handle|perf_event_attr|\
 	attribute_group|device_attribute|attribute|hrtimer|hrtimer_restart|\
-	lppaca|dtl_entry|page|cpumask|hlist_node|kprobe
+	lppaca|dtl_entry|page|cpumask|kprobe
 rpmu-bindgen-fns := perf_pmu_register|perf_pmu_unregister|perf_aux_output_begin|\
 	perf_aux_output_end|perf_aux_output_flag|perf_aux_output_skip|perf_get_aux|\
 	perf_event_update_userpage|perf_pmu_migrate_context|vunmap|\
 	hrtimer_cancel|hrtimer_try_to_cancel|bitmap_print_to_pagebuf|\
 	__cpuhp_setup_state|__cpuhp_remove_state|__cpuhp_state_add_instance|\
 	__cpuhp_state_remove_instance|register_kprobe|unregister_kprobe|\
-	perf_event_create_kernel_counter|perf_event_release_kernel|perf_event_read_value|rpmu_.*
+	perf_event_create_kernel_counter|perf_event_release_kernel|perf_event_read_value|\
+	remove_cpu|add_cpu|rpmu_.*
 rpmu-bindgen-vars := PERF_.*|DTL_LOG_.*|DISPATCH_LOG_BYTES|N_DISPATCH_LOG|\
 	CPUHP_.*|H_SUCCESS|H_REGISTER_VPA|H_VPA_.*
 

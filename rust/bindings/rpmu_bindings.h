@@ -9,6 +9,7 @@
 #define RPMU_BINDINGS_H
 
 #include <linux/capability.h>
+#include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/device.h>

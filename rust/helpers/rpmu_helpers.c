@@ -5,6 +5,8 @@
  */
 #include <linux/capability.h>
 #include <linux/device.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
@@ -148,6 +150,29 @@ unsigned long rpmu_spin_lock_irqsave(spinlock_t *lock)
 void rpmu_spin_unlock_irqrestore(spinlock_t *lock, unsigned long flags)
 {
 	spin_unlock_irqrestore(lock, flags);
+}
+
+/* A dynamic multi-instance state; returns the state number or an errno. */
+int rpmu_cpuhp_setup_multi(const char *name,
+			   int (*online)(unsigned int cpu, struct hlist_node *node),
+			   int (*offline)(unsigned int cpu, struct hlist_node *node))
+{
+	return cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, name, online, offline);
+}
+
+int rpmu_cpuhp_add_instance(int state, struct hlist_node *node)
+{
+	return cpuhp_state_add_instance(state, node);
+}
+
+int rpmu_cpuhp_remove_instance(int state, struct hlist_node *node)
+{
+	return cpuhp_state_remove_instance(state, node);
+}
+
+void rpmu_cpuhp_remove_multi_state(int state)
+{
+	cpuhp_remove_multi_state(state);
 }
 
 unsigned long rpmu_regs_arg(struct pt_regs *regs, unsigned int n)

@@ -44,6 +44,14 @@ void rpmu_spin_lock_init(spinlock_t *lock);
 unsigned long rpmu_spin_lock_irqsave(spinlock_t *lock);
 void rpmu_spin_unlock_irqrestore(spinlock_t *lock, unsigned long flags);
 
+struct hlist_node;
+int rpmu_cpuhp_setup_multi(const char *name,
+			   int (*online)(unsigned int cpu, struct hlist_node *node),
+			   int (*offline)(unsigned int cpu, struct hlist_node *node));
+int rpmu_cpuhp_add_instance(int state, struct hlist_node *node);
+int rpmu_cpuhp_remove_instance(int state, struct hlist_node *node);
+void rpmu_cpuhp_remove_multi_state(int state);
+
 struct pt_regs;
 unsigned long rpmu_regs_arg(struct pt_regs *regs, unsigned int n);
 void rpmu_on_each_cpu(void (*fn)(void *), void *info);

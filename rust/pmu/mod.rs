@@ -19,6 +19,7 @@
 pub mod attrs;
 pub mod aux;
 pub mod bindings;
+pub mod hotplug;
 pub mod kernel_counter;
 
 use core::{marker::PhantomData, mem::ManuallyDrop, ptr::NonNull};

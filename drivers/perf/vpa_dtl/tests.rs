@@ -244,3 +244,56 @@ mod abstraction {
         assert_eq!(DROPPED.load(Relaxed), d0 + 1);
     }
 }
+
+/// KUnit for the CPU hotplug helpers: callbacks run for every online CPU
+/// when an instance is added and removed, and for a CPU taken down and up.
+#[kunit_tests(rpmu_hotplug)]
+mod hotplug {
+    use crate::pmu::hotplug::{cpu_down, cpu_up, HotplugCallbacks, HotplugInstance, HotplugState};
+    use kernel::{
+        prelude::*,
+        sync::atomic::{Atomic, Relaxed},
+    };
+
+    struct Counts {
+        online: Atomic<u32>,
+        offline: Atomic<u32>,
+        last_offline: Atomic<u32>,
+    }
+
+    impl HotplugCallbacks for Counts {
+        fn online(&self, _cpu: u32) -> Result {
+            self.online.add(1, Relaxed);
+            Ok(())
+        }
+
+        fn offline(&self, cpu: u32) -> Result {
+            self.offline.add(1, Relaxed);
+            self.last_offline.store(cpu, Relaxed);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn callbacks_follow_cpu_changes() {
+        let state = HotplugState::<Counts>::new(c"rpmu/kunit:online").expect("state");
+        let inst = HotplugInstance::new(
+            &state,
+            Counts {
+                online: Atomic::new(0),
+                offline: Atomic::new(0),
+                last_offline: Atomic::new(u32::MAX),
+            },
+        )
+        .expect("instance");
+        // The guest has two CPUs: `online` ran for both.
+        assert_eq!(inst.data().online.load(Relaxed), 2);
+        assert!(cpu_down(1).is_ok());
+        assert_eq!(inst.data().offline.load(Relaxed), 1);
+        assert_eq!(inst.data().last_offline.load(Relaxed), 1);
+        assert!(cpu_up(1).is_ok());
+        assert_eq!(inst.data().online.load(Relaxed), 3);
+        drop(inst);
+        drop(state);
+    }
+}

@@ -5,6 +5,7 @@ D=/sys/bus/event_source/devices/vpa_dtl
 ok "insmod vpa_dtl.ko" insmod $M/vpa_dtl.ko
 kunit_save vpa_dtl
 kunit_save rpmu_pmu_abstraction
+kunit_save rpmu_hotplug
 
 ok "sysfs: PMU directory" test -d $D
 ok "sysfs: format/event = config:0-7" test "$(cat $D/format/event)" = config:0-7
