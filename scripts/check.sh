@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make check`: host tests of the no_std logic, then the modules' KUnit suites
-# and the end-to-end tests in QEMU. Ends with "N passed, M failed" counting
+# `make check`: host tests of the no_std logic, lint, then the modules' KUnit
+# suites and the end-to-end tests in QEMU pseries (ppc64le), and the X-Gene
+# event tables against the upstream driver in QEMU virt (arm64). Ends with "N passed, M failed" counting
 # the host, KUnit and end-to-end cases; exits non-zero if any failed.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -36,6 +37,14 @@ python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-vpa_dtl.log bu
 log "guest ppc64le: the upstream C vpa-dtl on the same simulator (differential)"
 RPMU_C_REFERENCE=1 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_cref build/ppc64le-cref.log
 python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-cref.log build/ppc64le-cref --reference
+
+# arm64: the X-Gene event tables against the upstream C driver, probed on
+# the simulated v2 PMU (device tree from tools/testing/xgene/).
+log "guest arm64: X-Gene event tables vs the C xgene_pmu on simulated v2 silicon"
+"$RPMU_TOP/scripts/kernel.sh" arm64 >/dev/null
+RPMU_DTSI=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi \
+	"$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_tables build/arm64-xgene.log
+python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene.log build/arm64-xgene
 
 passed=0 failed=0
 for f in build/*.counts; do

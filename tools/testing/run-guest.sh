@@ -63,6 +63,10 @@ if [ "$guest" = ppc64le ]; then
 		--manifest-path "$top/Cargo.toml" -p dtl-check --target-dir "$top/build/target" >&2
 	cp "$top/build/target/$rtarget/release/dtl_check" "$work/root/t/"
 fi
+# The X-Gene event tables, for the guest-side comparisons.
+for v in v1v2 v3; do
+	python3 "$top/scripts/xgene_events.py" text $v >"$work/root/t/xgene-events-$v.txt"
+done
 find "$top/build/modules" -name '*.ko' -exec cp {} "$work/root/lib/modules/rpmu/" \;
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 
@@ -70,6 +74,13 @@ find "$top/build/modules" -name '*.ko' -exec cp {} "$work/root/lib/modules/rpmu/
 # out of the way unless a run asks for it (RPMU_C_REFERENCE=1).
 ref=
 [ "$guest" = ppc64le ] && [ "${RPMU_C_REFERENCE:-0}" != 1 ] && ref=initcall_blacklist=vpa_dtl_init
+# arm64: optionally boot with QEMU virt's device tree extended by a fragment
+# (RPMU_DTSI, e.g. tools/testing/xgene/xgene-v2.dtsi: simulated X-Gene PMU).
+if [ "$guest" = arm64 ] && [ -n "${RPMU_DTSI:-}" ]; then
+	"$top/tools/testing/xgene/make-dtb.sh" "$RPMU_DTSI" "$work/guest.dtb" "${qemu[@]:1}"
+	qemu+=(-dtb "$work/guest.dtb")
+fi
+
 cmdline="console=$console rpmu.plan=$plan panic=-1 $ref $extra"
 log "booting $guest: plan $plan (timeout ${timeout_s}s)"
 set +e
