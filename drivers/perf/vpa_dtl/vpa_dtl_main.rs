@@ -152,8 +152,6 @@ struct Reader {
 /// One event: the DTL of one CPU.
 #[pin_data]
 struct DtlEvent {
-    /// Dropped after `buf` (fields drop in order): the DTL is deregistered
-    /// before another event may claim the CPU.
     buf: DtlBuffer,
     mask: u8,
     period_ns: u64,
@@ -162,6 +160,8 @@ struct DtlEvent {
     stats: Stats,
     /// Lost entries already added to the event's count.
     lost_reported: Atomic<u64>,
+    /// Declared after `buf`: fields drop in order, so the DTL is deregistered
+    /// before another event can claim the CPU.
     _claim: CpuClaim,
 }
 
