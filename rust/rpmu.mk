@@ -7,6 +7,10 @@
 #   include $(src)/../../../rust/rpmu.mk
 #   $(rpmu-mod)-y := vpa_dtl_main.o $(rpmu-objs)
 #
+# A module may extend the bindings for itself, before the include:
+#   rpmu-extra-types / rpmu-extra-fns / rpmu-extra-vars  (regex alternatives)
+#   rpmu-extra-header  (a header in the module directory, passed with -include)
+#
 # It provides:
 #   - rpmu_bindings_generated.rs: bindgen over rust/bindings/rpmu_bindings.h,
 #     with the same flags the kernel's rust/Makefile uses for its bindings;
@@ -48,20 +52,23 @@ rpmu-bindgen-opaque := perf_event_context|perf_buffer|perf_event_pmu_context|\
 	perf_callchain_entry|perf_branch_stack|perf_raw_record|perf_regs|\
 	arch_hw_breakpoint|hw_perf_event_extra|rhash_head|perf_event_groups
 
+rpmu-alt = $(subst $(space),,$(1))$(if $(2),|$(subst $(space),,$(2)))
+rpmu-extra-h := $(if $(rpmu-extra-header),$(src)/$(rpmu-extra-header))
+
 quiet_cmd_rpmu_bindgen = BINDGEN $@
       cmd_rpmu_bindgen = \
 	$(BINDGEN) $< --use-core --ctypes-prefix ffi --no-layout-tests \
 		--no-debug '.*' --no-doc-comments --rust-target 1.68 \
-		--allowlist-type '$(subst $(space),,$(rpmu-bindgen-types))' \
-		--allowlist-function '$(subst $(space),,$(rpmu-bindgen-fns))' \
-		--allowlist-var '$(subst $(space),,$(rpmu-bindgen-vars))' \
+		--allowlist-type '$(call rpmu-alt,$(rpmu-bindgen-types),$(rpmu-extra-types))' \
+		--allowlist-function '$(call rpmu-alt,$(rpmu-bindgen-fns),$(rpmu-extra-fns))' \
+		--allowlist-var '$(call rpmu-alt,$(rpmu-bindgen-vars),$(rpmu-extra-vars))' \
 		--opaque-type '$(subst $(space),,$(rpmu-bindgen-opaque))' \
 		--with-derive-default \
 		-o $@ -- $(c_flags) -w -DMODULE -D__BINDGEN__ -fno-builtin \
-		-I$(rpmu-top)/rust/helpers
+		-I$(rpmu-top)/rust/helpers $(addprefix -include ,$(rpmu-extra-h))
 
 $(obj)/rpmu_bindings_generated.rs: $(rpmu-top)/rust/bindings/rpmu_bindings.h \
-		$(rpmu-top)/rust/helpers/rpmu_helpers.h FORCE
+		$(rpmu-top)/rust/helpers/rpmu_helpers.h $(rpmu-extra-h) FORCE
 	$(call if_changed,rpmu_bindgen)
 
 targets += rpmu_bindings_generated.rs
