@@ -27,7 +27,7 @@ export RPMU_GEN_DIR := $(abspath $(obj))
 
 rpmu-bindgen-types := perf_event|pmu|perf_event_sample_format|perf_event_state|perf_output_handle|perf_event_attr|\
 	attribute_group|device_attribute|attribute|hrtimer|hrtimer_restart|\
-	lppaca|dtl_entry|page|cpumask|kprobe
+	lppaca|dtl_entry|page|cpumask|kprobe|resource|regmap|irqreturn
 rpmu-bindgen-fns := perf_pmu_register|perf_pmu_unregister|perf_aux_output_begin|\
 	perf_aux_output_end|perf_aux_output_flag|perf_aux_output_skip|perf_get_aux|\
 	perf_event_update_userpage|perf_pmu_migrate_context|vunmap|\
@@ -35,9 +35,10 @@ rpmu-bindgen-fns := perf_pmu_register|perf_pmu_unregister|perf_aux_output_begin|
 	__cpuhp_setup_state|__cpuhp_remove_state|__cpuhp_state_add_instance|\
 	__cpuhp_state_remove_instance|register_kprobe|unregister_kprobe|\
 	perf_event_create_kernel_counter|perf_event_release_kernel|perf_event_read_value|\
-	remove_cpu|add_cpu|rpmu_.*
+	remove_cpu|add_cpu|iounmap|free_irq|syscon_regmap_lookup_by_phandle|\
+	regmap_read|fwnode_device_is_available|rpmu_.*
 rpmu-bindgen-vars := PERF_.*|DTL_LOG_.*|DISPATCH_LOG_BYTES|N_DISPATCH_LOG|\
-	CPUHP_.*|H_SUCCESS|H_REGISTER_VPA|H_VPA_.*
+	CPUHP_.*|H_SUCCESS|H_REGISTER_VPA|H_VPA_.*|IRQF_.*|IORESOURCE_MEM|IRQ_HANDLED|IRQ_NONE
 
 # Types the Rust side only points to or embeds: their size and alignment are
 # kept, their fields are not generated.
@@ -50,7 +51,8 @@ rpmu-bindgen-opaque := perf_event_context|perf_buffer|perf_event_pmu_context|\
 	fasync_struct|timerqueue_node|hrtimer|hrtimer_clock_base|llist_node|\
 	callback_head|rw_semaphore|lockdep_map|lock_class_key|page|cpumask|\
 	perf_callchain_entry|perf_branch_stack|perf_raw_record|perf_regs|\
-	arch_hw_breakpoint|hw_perf_event_extra|rhash_head|perf_event_groups
+	arch_hw_breakpoint|hw_perf_event_extra|rhash_head|perf_event_groups|regmap|\
+	device_node|fwnode_handle
 
 rpmu-alt = $(subst $(space),,$(1))$(if $(2),|$(subst $(space),,$(2)))
 rpmu-extra-h := $(if $(rpmu-extra-header),$(src)/$(rpmu-extra-header))

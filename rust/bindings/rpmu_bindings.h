@@ -20,6 +20,11 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <linux/vmalloc.h>
+#include <linux/interrupt.h>
+#include <linux/io.h>
+#include <linux/ioport.h>
+#include <linux/mfd/syscon.h>
+#include <linux/regmap.h>
 
 #ifdef CONFIG_PPC_PSERIES
 #include <asm/dtl.h>

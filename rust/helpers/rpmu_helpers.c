@@ -18,6 +18,12 @@
 #include <linux/sysfs.h>
 #include <linux/vmalloc.h>
 #include <linux/topology.h>
+#include <linux/acpi.h>
+#include <linux/interrupt.h>
+#include <linux/io.h>
+#include <linux/of.h>
+#include <linux/of_address.h>
+#include <linux/property.h>
 
 #ifdef CONFIG_PPC_PSERIES
 #include <asm/firmware.h>
@@ -188,6 +194,119 @@ void rpmu_on_each_cpu(void (*fn)(void *), void *info)
 void *rpmu_va(phys_addr_t pa)
 {
 	return __va(pa);
+}
+
+void __iomem *rpmu_ioremap(phys_addr_t pa, size_t size)
+{
+	return ioremap(pa, size);
+}
+
+/* readl/writel (not the _relaxed forms): ordered against normal memory. */
+u32 rpmu_readl(const void __iomem *addr)
+{
+	return readl(addr);
+}
+
+void rpmu_writel(u32 val, void __iomem *addr)
+{
+	writel(val, addr);
+}
+
+#ifdef CONFIG_ACPI
+static int rpmu_acpi_first_mem(struct acpi_device *adev, struct resource *res)
+{
+	struct resource_entry *entry;
+	LIST_HEAD(list);
+	int ret = -ENODEV;
+
+	if (acpi_dev_get_resources(adev, &list, NULL, NULL) < 0)
+		return -EINVAL;
+	list_for_each_entry(entry, &list, node) {
+		if (resource_type(entry->res) == IORESOURCE_MEM) {
+			*res = *entry->res;
+			ret = 0;
+			break;
+		}
+	}
+	acpi_dev_free_resource_list(&list);
+	return ret;
+}
+#endif
+
+/* The node's first memory window: `reg` index 0 (DT) or the first memory
+ * resource of `_CRS` (ACPI). */
+int rpmu_fwnode_mem_resource(struct fwnode_handle *fwnode, struct resource *res)
+{
+	if (is_of_node(fwnode))
+		return of_address_to_resource(to_of_node(fwnode), 0, res);
+#ifdef CONFIG_ACPI
+	if (is_acpi_device_node(fwnode))
+		return rpmu_acpi_first_mem(to_acpi_device_node(fwnode), res);
+#endif
+	return -ENODEV;
+}
+
+const char *rpmu_fwnode_acpi_hid(struct fwnode_handle *fwnode)
+{
+#ifdef CONFIG_ACPI
+	if (is_acpi_device_node(fwnode))
+		return acpi_device_hid(to_acpi_device_node(fwnode));
+#endif
+	return NULL;
+}
+
+bool rpmu_fwnode_is_of(struct fwnode_handle *fwnode)
+{
+	return is_of_node(fwnode);
+}
+
+int rpmu_request_irq(unsigned int irq, irqreturn_t (*handler)(int, void *),
+		     unsigned long flags, const char *name, void *cookie)
+{
+	return request_irq(irq, handler, flags, name, cookie);
+}
+
+int rpmu_irq_set_affinity(unsigned int irq, unsigned int cpu)
+{
+	return irq_set_affinity(irq, cpumask_of(cpu));
+}
+
+bool rpmu_event_is_software(struct perf_event *event)
+{
+	return is_software_event(event);
+}
+
+/* Calls fn for the group leader of `event` and each of its siblings (the
+ * event being initialised is not on the sibling list yet); stops at the
+ * first non-zero return. */
+int rpmu_for_each_group_member(struct perf_event *event,
+			       int (*fn)(struct perf_event *member, void *ctx),
+			       void *ctx)
+{
+	struct perf_event *leader = event->group_leader, *sibling;
+	int ret;
+
+	if (leader != event) {
+		ret = fn(leader, ctx);
+		if (ret)
+			return ret;
+	}
+	for_each_sibling_event(sibling, leader) {
+		ret = fn(sibling, ctx);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+unsigned int rpmu_first_online_cpu_except(unsigned int cpu)
+{
+	return cpumask_any_but(cpu_online_mask, cpu);
+}
+
+unsigned int rpmu_first_online_cpu(void)
+{
+	return cpumask_first(cpu_online_mask);
 }
 
 #ifdef CONFIG_PPC_PSERIES

@@ -7,6 +7,7 @@
 #define RPMU_HELPERS_H
 
 #include <linux/hrtimer.h>
+#include <linux/irqreturn.h>
 #include <linux/types.h>
 #include <linux/spinlock_types.h>
 #include <asm/local64.h>
@@ -56,6 +57,26 @@ struct pt_regs;
 unsigned long rpmu_regs_arg(struct pt_regs *regs, unsigned int n);
 void rpmu_on_each_cpu(void (*fn)(void *), void *info);
 void *rpmu_va(phys_addr_t pa);
+
+/* SoC uncore PMUs: MMIO windows, firmware nodes, interrupts. */
+struct fwnode_handle;
+struct resource;
+struct perf_event;
+void __iomem *rpmu_ioremap(phys_addr_t pa, size_t size);
+u32 rpmu_readl(const void __iomem *addr);
+void rpmu_writel(u32 val, void __iomem *addr);
+int rpmu_fwnode_mem_resource(struct fwnode_handle *fwnode, struct resource *res);
+const char *rpmu_fwnode_acpi_hid(struct fwnode_handle *fwnode);
+bool rpmu_fwnode_is_of(struct fwnode_handle *fwnode);
+int rpmu_request_irq(unsigned int irq, irqreturn_t (*handler)(int, void *),
+		     unsigned long flags, const char *name, void *cookie);
+int rpmu_irq_set_affinity(unsigned int irq, unsigned int cpu);
+bool rpmu_event_is_software(struct perf_event *event);
+int rpmu_for_each_group_member(struct perf_event *event,
+			       int (*fn)(struct perf_event *member, void *ctx),
+			       void *ctx);
+unsigned int rpmu_first_online_cpu_except(unsigned int cpu);
+unsigned int rpmu_first_online_cpu(void);
 
 #ifdef CONFIG_PPC_PSERIES
 struct lppaca;

@@ -22,7 +22,12 @@ pub mod bindings;
 pub mod hotplug;
 pub mod kernel_counter;
 
-use core::{marker::PhantomData, mem::ManuallyDrop, ptr::NonNull};
+use core::{
+    ffi::{c_int, c_void},
+    marker::PhantomData,
+    mem::ManuallyDrop,
+    ptr::NonNull,
+};
 use kernel::{
     error::{from_result, to_result, VTABLE_DEFAULT_ERROR},
     prelude::*,
@@ -260,6 +265,62 @@ impl EventInit<'_> {
         unsafe { (*self.ptr.as_ptr()).group_leader != self.ptr.as_ptr() }
     }
 
+    /// Calls `f` for every other event of the group this event is joining:
+    /// the group leader (unless it is this event) and its siblings. Stops at
+    /// and returns the first error `f` returns. Perf core holds the leader's
+    /// context mutex while `event_init` runs for a group member, so the list
+    /// is stable.
+    pub fn for_each_group_member<F>(&self, mut f: F) -> Result
+    where
+        F: FnMut(&GroupMember<'_>) -> Result,
+    {
+        struct Ctx<'f> {
+            f: &'f mut dyn FnMut(&GroupMember<'_>) -> Result,
+            pmu: *mut bindings::pmu,
+        }
+        /// # Safety
+        ///
+        /// `member` is a live event of the group; `ctx` points at a `Ctx`.
+        unsafe extern "C" fn cb(member: *mut bindings::perf_event, ctx: *mut c_void) -> c_int {
+            // SAFETY: Guaranteed by the caller (`for_each_group_member` below).
+            let ctx = unsafe { &mut *ctx.cast::<Ctx<'_>>() };
+            // SAFETY: As above; `member` is not null.
+            let ptr = unsafe { NonNull::new_unchecked(member) };
+            // SAFETY: `member` is live; `pmu` is set for every initialised event.
+            let same_pmu = unsafe { (*member).pmu } == ctx.pmu;
+            let m = GroupMember {
+                ptr,
+                same_pmu,
+                _p: PhantomData,
+            };
+            match (ctx.f)(&m) {
+                Ok(()) => 0,
+                Err(e) => e.to_errno(),
+            }
+        }
+        // SAFETY: By the type invariant the event is valid; perf core sets
+        // `pmu` before calling `event_init`.
+        let pmu = unsafe { (*self.ptr.as_ptr()).pmu };
+        let mut ctx = Ctx { f: &mut f, pmu };
+        // SAFETY: The event is valid, `cb` matches the helper's callback type
+        // and `ctx` outlives the call.
+        to_result(unsafe {
+            bindings::rpmu_for_each_group_member(
+                self.ptr.as_ptr(),
+                Some(cb),
+                core::ptr::from_mut(&mut ctx).cast(),
+            )
+        })
+    }
+
+    /// Moves the event to `cpu`, as uncore PMUs do to count on the one CPU
+    /// that owns the device (the CPU in the PMU's `cpumask` file).
+    pub fn set_cpu(&mut self, cpu: u32) {
+        // SAFETY: By the type invariant the event is valid; perf core lets
+        // `event_init` choose the CPU of a CPU-wide event before installing it.
+        unsafe { (*self.ptr.as_ptr()).cpu = cpu as c_int };
+    }
+
     /// Whether the caller may use performance monitoring (`perfmon_capable()`:
     /// `CAP_PERFMON` or `CAP_SYS_ADMIN`).
     pub fn caller_perfmon_capable(&self) -> bool {
@@ -276,6 +337,44 @@ impl EventInit<'_> {
         // lets `event_init` rewrite the period fields before the event is
         // installed; `&mut self` rules out concurrent readers through `self`.
         unsafe { bindings::rpmu_event_fix_period(e, period) }
+    }
+}
+
+/// Another event of a group, seen from [`EventInit::for_each_group_member`].
+///
+/// # Invariants
+///
+/// `ptr` is a live event of the group for `'a`.
+pub struct GroupMember<'a> {
+    ptr: NonNull<bindings::perf_event>,
+    same_pmu: bool,
+    _p: PhantomData<&'a bindings::perf_event>,
+}
+
+impl GroupMember<'_> {
+    /// Whether the member belongs to the same PMU as the event being
+    /// initialised.
+    pub fn same_pmu(&self) -> bool {
+        self.same_pmu
+    }
+
+    /// Whether the member is a software event (those may join any group).
+    pub fn is_software(&self) -> bool {
+        // SAFETY: By the type invariant the event is live.
+        unsafe { bindings::rpmu_event_is_software(self.ptr.as_ptr()) }
+    }
+
+    /// `attr.config`.
+    pub fn config(&self) -> u64 {
+        // SAFETY: By the type invariant the event is live; `attr` is fixed
+        // once the event is initialised.
+        unsafe { (*self.ptr.as_ptr()).attr.config }
+    }
+
+    /// `attr.config1`.
+    pub fn config1(&self) -> u64 {
+        // SAFETY: As for `config`.
+        unsafe { (*self.ptr.as_ptr()).attr.__bindgen_anon_3.config1 }
     }
 }
 
@@ -484,10 +583,12 @@ impl<T: PmuDriver> Event<T> {
 /// `pmu` is registered with perf while the `Registration` that owns this
 /// exists; `name` and the sysfs groups it points to live as long.
 #[repr(C)]
+#[pin_data]
 struct Inner<T: PmuDriver> {
     pmu: Opaque<bindings::pmu>,
     name: KVec<u8>,
     groups: attrs::Groups<T>,
+    #[pin]
     driver: T,
 }
 
@@ -526,15 +627,27 @@ impl<T: PmuDriver> Registration<T> {
         driver: T,
         groups: &'static [AttrGroup<T>],
     ) -> Result<Self> {
+        Self::new_with(module, name, Ok::<T, Error>(driver), groups)
+    }
+
+    /// As [`Registration::new`], with the driver initialised in place (for
+    /// drivers holding locks or other pinned state).
+    pub fn new_with(
+        module: &'static ThisModule,
+        name: &CStr,
+        driver: impl PinInit<T, Error>,
+        groups: &'static [AttrGroup<T>],
+    ) -> Result<Self> {
         let mut name_buf = KVec::with_capacity(name.to_bytes_with_nul().len(), GFP_KERNEL)?;
         name_buf.extend_from_slice(name.to_bytes_with_nul(), GFP_KERNEL)?;
-        let inner = KBox::pin(
-            Inner {
+        let groups = attrs::Groups::new(groups)?;
+        let inner: Pin<KBox<Inner<T>>> = KBox::try_pin_init(
+            try_pin_init!(Inner {
                 pmu: Opaque::zeroed(),
                 name: name_buf,
-                groups: attrs::Groups::new(groups)?,
-                driver,
-            },
+                groups,
+                driver <- driver,
+            }? Error),
             GFP_KERNEL,
         )?;
 
