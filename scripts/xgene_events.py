@@ -3,30 +3,263 @@
 """The X-Gene PMU event tables, defined once in drivers/perf/xgene/events/*.json
 (perf pmu-events style), turned into what other parts of the project need.
 
-    xgene_events.py text VERSIONS   "<type> <event> <code>" lines, for tests;
-                                    VERSIONS is v1v2 or v3
+    xgene_events.py text VERSIONS     "<type> <event> <code>" lines, for tests;
+                                      VERSIONS is v1v2 or v3
+    xgene_events.py rust [OUT]        Rust tables of `Event { name, code }`, the
+                                      file drivers/perf/xgene/logic/src/events.rs
+                                      includes (cargo: build.rs; Kbuild: the
+                                      module's build directory)
+    xgene_events.py attrs [OUT]       Rust sysfs `events` tables for the kernel
+                                      module: `(c"name", AttrValue::Fixed(c"config=0x.."))`
+    xgene_events.py rst [OUT]         reStructuredText event lists, committed as
+                                      Documentation/xgene-pmu-events.rst
+
+Without OUT the result goes to stdout. With OUT the file is replaced
+atomically, and only when its content changes (so make and cargo do not
+rebuild for nothing). The output depends on the JSON alone: no paths, dates
+or host details end up in it.
+
+Every mode checks the tables first and fails (exit status 1, one line per
+problem on stderr) on a malformed file or entry, a name or code used twice
+with different meanings within one table, or a code the hardware cannot
+select (the event-select register takes 8 bits). An entry repeated
+identically is kept once. Tables are sorted by code.
 """
 import json
+import os
 import pathlib
+import re
 import sys
+import tempfile
 
 EVENTS = pathlib.Path(__file__).resolve().parent.parent / "drivers/perf/xgene/events"
 
+# File stem prefix -> (Rust PmuType variant, sysfs prefix); in the order of
+# the PMU types in the driver (L3C, IOB, IOB_SLOW, MCB, MC).
+TYPES = {
+    "l3c": ("L3c", "l3c"),
+    "iob": ("Iob", "iob"),
+    "iob-slow": ("IobSlow", "iob_slow"),
+    "mcb": ("Mcb", "mcb"),
+    "mc": ("Mc", "mc"),
+}
+VERSIONS = ("v1v2", "v3")
+KEYS_REQUIRED = ("EventName", "EventCode", "BriefDescription")
+KEYS_ALLOWED = set(KEYS_REQUIRED) | {"PublicDescription"}
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*\Z")
+CODE_RE = re.compile(r"0x[0-9A-Fa-f]{1,4}\Z")
+CODE_MAX = 0xFF
 
-def tables(versions):
-    """(pmu type, [events]) for one version group, in a stable order."""
-    for f in sorted(EVENTS.glob(f"*-{versions}.json")):
-        yield f.name[: -len(f"-{versions}.json")], json.loads(f.read_text())
+
+class TableError(Exception):
+    pass
 
 
-def main():
-    mode, versions = sys.argv[1:3]
-    if mode != "text":
-        sys.exit(f"unknown mode {mode}")
-    for pmu, events in tables(versions):
-        for e in events:
-            print(pmu, e["EventName"], int(e["EventCode"], 16))
+def load_table(path):
+    """[(name, code, description)] of one JSON file, checked, sorted by code."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise TableError(f"{path.name}: not readable as JSON: {e}") from e
+    if not isinstance(data, list) or not data:
+        raise TableError(f"{path.name}: expected a non-empty JSON array of events")
+    by_name, by_code, errors = {}, {}, []
+    for i, e in enumerate(data):
+        where = f"{path.name}[{i}]"
+        if not isinstance(e, dict):
+            errors.append(f"{where}: not an object")
+            continue
+        missing = [k for k in KEYS_REQUIRED if k not in e]
+        unknown = sorted(set(e) - KEYS_ALLOWED)
+        if missing or unknown:
+            errors.append(f"{where}: missing keys {missing}, unknown keys {unknown}")
+            continue
+        if not all(isinstance(v, str) for v in e.values()):
+            errors.append(f"{where}: every value must be a string")
+            continue
+        name, code_s, desc = e["EventName"], e["EventCode"], e["BriefDescription"].strip()
+        if not NAME_RE.match(name):
+            errors.append(f"{where}: bad event name {name!r}")
+            continue
+        if not CODE_RE.match(code_s):
+            errors.append(f"{where}: {name}: EventCode {code_s!r} is not a hex number 0x..")
+            continue
+        code = int(code_s, 16)
+        if code > CODE_MAX:
+            errors.append(f"{where}: {name}: code {code:#x} does not fit the 8-bit event select")
+            continue
+        if not desc or "\n" in desc:
+            errors.append(f"{where}: {name}: empty or multi-line BriefDescription")
+            continue
+        old = by_name.get(name)
+        if old is not None:
+            if old != (code, desc):
+                errors.append(f"{where}: duplicate name {name} (code {old[0]:#x} and {code:#x})")
+            continue  # an identical repeat: kept once
+        if code in by_code:
+            errors.append(f"{where}: duplicate code {code:#x} ({by_code[code]} and {name})")
+            continue
+        by_name[name] = (code, desc)
+        by_code[code] = name
+    if errors:
+        raise TableError("\n".join(errors))
+    return sorted(((n, c, d) for n, (c, d) in by_name.items()), key=lambda t: (t[1], t[0]))
+
+
+def tables(versions=VERSIONS):
+    """[(versions, type stem, [(name, code, desc)])], every JSON file checked,
+    in a fixed order: by version group, then by PMU type."""
+    out, errors = [], []
+    files = {f.name for f in EVENTS.glob("*.json")}
+    known = {f"{t}-{v}.json" for t in TYPES for v in VERSIONS}
+    for stray in sorted(files - known):
+        errors.append(f"{stray}: not a <type>-<v1v2|v3>.json table")
+    for v in versions:
+        for t in TYPES:
+            path = EVENTS / f"{t}-{v}.json"
+            if not path.exists():
+                continue
+            try:
+                out.append((v, t, load_table(path)))
+            except TableError as e:
+                errors.append(str(e))
+    if errors:
+        raise TableError("\n".join(errors))
+    return out
+
+
+def const_name(versions, t):
+    return f"{t.replace('-', '_').upper()}_{versions.upper()}"
+
+
+def gen_rust():
+    lines = [
+        "// SPDX-License-Identifier: GPL-2.0",
+        "// Generated by scripts/xgene_events.py from drivers/perf/xgene/events/*.json.",
+        "// Do not edit. Included by drivers/perf/xgene/logic/src/events.rs, which",
+        "// defines `Event`.",
+        "",
+    ]
+    for v, t, evs in tables():
+        lines.append(f"/// `{TYPES[t][1]}` events, X-Gene {v}, sorted by code.")
+        lines.append(f"pub static {const_name(v, t)}: &[Event] = &[")
+        for name, code, _ in evs:
+            lines.append(f'    Event {{ name: "{name}", code: {code:#04x} }},')
+        lines.append("];")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def gen_attrs():
+    lines = [
+        "// SPDX-License-Identifier: GPL-2.0",
+        "// Generated by scripts/xgene_events.py from drivers/perf/xgene/events/*.json.",
+        "// Do not edit. Needs `AttrValue` and `Child` in scope.",
+        "",
+    ]
+    for v, t, evs in tables():
+        lines.append(f"/// sysfs `events` of `{TYPES[t][1]}`, X-Gene {v}.")
+        lines.append(
+            f"pub(crate) static EVENTS_{const_name(v, t)}: "
+            f"[(&kernel::str::CStr, AttrValue<Child>); {len(evs)}] = ["
+        )
+        for name, code, _ in evs:
+            # The upstream driver prints "config=0x%llx".
+            lines.append(f'    (c"{name}", AttrValue::Fixed(c"config={code:#x}")),')
+        lines.append("];")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def rst_escape(s):
+    return re.sub(r"([\\`*|_])", r"\\\1", s)
+
+
+def gen_rst():
+    titles = {"v1v2": "X-Gene and X-Gene 2 (v1, v2)", "v3": "X-Gene 3 (v3)"}
+    lines = [
+        ".. SPDX-License-Identifier: GPL-2.0",
+        "",
+        ".. Generated by scripts/xgene_events.py rst from drivers/perf/xgene/events/*.json.",
+        "   Do not edit; scripts/lint.sh checks that it is up to date.",
+        "",
+    ]
+    by_version = {}
+    for v, t, evs in tables():
+        by_version.setdefault(v, []).append((t, evs))
+    for v in VERSIONS:
+        title = titles[v]
+        lines += [title, "-" * len(title), ""]
+        for t, evs in by_version.get(v, []):
+            prefix = TYPES[t][1]
+            head = f"``{prefix}<N>`` ({len(evs)} events)"
+            lines += [head, "~" * len(head), ""]
+            lines += [
+                ".. list-table::",
+                "   :header-rows: 1",
+                "   :widths: 30 8 62",
+                "",
+                "   * - event",
+                "     - code",
+                "     - counts",
+            ]
+            for name, code, desc in evs:
+                lines += [
+                    f"   * - ``{name}``",
+                    f"     - ``{code:#04x}``",
+                    f"     - {rst_escape(desc)}",
+                ]
+            lines.append("")
+    return "\n".join(lines)
+
+
+def emit(text, out):
+    if out is None:
+        sys.stdout.write(text)
+        return
+    path = pathlib.Path(out)
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except OSError:
+        pass
+    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def usage():
+    sys.exit(__doc__.split("\n\n")[1])
+
+
+def main(argv):
+    if not argv:
+        usage()
+    mode, args = argv[0], argv[1:]
+    try:
+        if mode == "text":
+            if len(args) != 1 or args[0] not in VERSIONS:
+                usage()
+            for _, t, evs in tables((args[0],)):
+                for name, code, _ in evs:
+                    print(t, name, code)
+            return
+        gens = {"rust": gen_rust, "attrs": gen_attrs, "rst": gen_rst}
+        if mode not in gens or len(args) > 1:
+            usage()
+        text = gens[mode]()
+        emit(text if text.endswith("\n") else text + "\n", args[0] if args else None)
+    except TableError as e:
+        for line in str(e).splitlines():
+            print(f"xgene_events.py: {line}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Which L3C, MCB and MC sub-blocks are present, from the CSW and MCB
+//! configuration registers (NOTES.md section 6). A child PMU is registered
+//! only if its `enable-bit-index` is set in the mask of its type.
+
+use super::hw::{regs, PmuType};
+
+/// The active-instance masks: bit `n` set means instance `n` is present.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ActiveMasks {
+    /// L3 caches.
+    pub l3c: u32,
+    /// Memory controller bridges.
+    pub mcb: u32,
+    /// Memory controllers.
+    pub mc: u32,
+}
+
+/// The masks to use when the CSW/MCB registers cannot be read: the
+/// instances every configuration of every version has, L3C 0, MCB 0 and
+/// MC 0 (v1/v2 always have exactly `l3c0`; v3 has at least `l3c0..3`;
+/// `mcb0` and `mc0` exist in all modes).
+///
+/// Upstream sets only the MCB and MC masks here and leaves the L3C mask at
+/// 0, so a failed discovery silently drops every L3C PMU (NOTES.md section
+/// 9). Instance 0 of each type is safe to touch on any X-Gene, so we keep
+/// it; we do not guess at the others.
+pub const FALLBACK: ActiveMasks = ActiveMasks {
+    l3c: 0x1,
+    mcb: 0x1,
+    mc: 0x1,
+};
+
+/// v1/v2: from CSWCR and the MCBADDRMR of MCB A and MCB B. One L3C; one or
+/// two MCBs; MC0 always, and MC1 (single MCB, dual MCU) or MC2 (dual MCB),
+/// or all four (dual MCB, dual MCU on MCB B).
+pub fn v1v2(cswcr: u32, mcba_addrmr: u32, mcbb_addrmr: u32) -> ActiveMasks {
+    let (mcb, mc) = if cswcr & regs::CSWCR_DUALMCB != 0 {
+        let mc = if mcbb_addrmr & regs::MCBADDRMR_DUALMCU != 0 {
+            0xF
+        } else {
+            0x5
+        };
+        (0x3, mc)
+    } else {
+        let mc = if mcba_addrmr & regs::MCBADDRMR_DUALMCU != 0 {
+            0x3
+        } else {
+            0x1
+        };
+        (0x1, mc)
+    };
+    ActiveMasks { l3c: 0x1, mcb, mc }
+}
+
+/// The 2-bit MCB routing fields of a v3 CSWCR: (MCB0, MCB1).
+pub const fn v3_routing(cswcr: u32) -> (u32, u32) {
+    (
+        (cswcr >> regs::CSWCR_MCB0_ROUTING_SHIFT) & 0x3,
+        (cswcr >> regs::CSWCR_MCB1_ROUTING_SHIFT) & 0x3,
+    )
+}
+
+/// v3: from CSWCR alone. Dual MCB: 8 L3Cs, 2 MCBs, MCs by both routing
+/// fields (both 2: all 8; both 1: 0,1,4,5; else 0 and 4). Single MCB: 4
+/// L3Cs, 1 MCB, MCs by the MCB0 routing field (2: 0-3; 1: 0-1; else 0).
+pub fn v3(cswcr: u32) -> ActiveMasks {
+    let (r0, r1) = v3_routing(cswcr);
+    if cswcr & regs::CSWCR_DUALMCB != 0 {
+        let mc = match (r0, r1) {
+            (2, 2) => 0xFF,
+            (1, 1) => 0x33,
+            _ => 0x11,
+        };
+        ActiveMasks {
+            l3c: 0xFF,
+            mcb: 0x3,
+            mc,
+        }
+    } else {
+        let mc = match r0 {
+            2 => 0x0F,
+            1 => 0x03,
+            _ => 0x01,
+        };
+        ActiveMasks {
+            l3c: 0x0F,
+            mcb: 0x1,
+            mc,
+        }
+    }
+}
+
+/// `1 << enable_bit`, or `None` past bit 31 (the binding's maximum;
+/// upstream shifts a signed int there, which is undefined at 31).
+pub const fn enable_mask(enable_bit: u32) -> Option<u32> {
+    if enable_bit < 32 {
+        Some(1u32 << enable_bit)
+    } else {
+        None
+    }
+}
+
+impl ActiveMasks {
+    /// Whether instance `enable_bit` of type `t` is present. IOB and
+    /// IOB-slow are always present; an index past 31 never is.
+    pub fn is_active(&self, t: PmuType, enable_bit: u32) -> bool {
+        let Some(bit) = enable_mask(enable_bit) else {
+            return false;
+        };
+        match t {
+            PmuType::Iob | PmuType::IobSlow => true,
+            PmuType::L3c => self.l3c & bit != 0,
+            PmuType::Mcb => self.mcb & bit != 0,
+            PmuType::Mc => self.mc & bit != 0,
+        }
+    }
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The event tables and the sysfs `format` attributes of each sub-block type
+//! and version.
+//!
+//! The events are defined once, in drivers/perf/xgene/events/*.json;
+//! scripts/xgene_events.py turns them into `$RPMU_GEN_DIR/xgene_events_generated.rs`
+//! at build time (cargo: build.rs into OUT_DIR; Kbuild: the module's build
+//! directory). The `format` strings are the ABI upstream has always shown
+//! (NOTES.md section 2); [`super::config`] derives its validation from them.
+
+use super::hw::{PmuType, Version};
+
+/// A named event: `events/<name>` reads `config=0x<code>`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Event {
+    /// sysfs file name, as perf spells the event (`l3c0/read-miss/`).
+    pub name: &'static str,
+    /// Event select code.
+    pub code: u16,
+}
+
+/// A sysfs `format` attribute: `format/<name>` reads `<spec>`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Format {
+    /// File name, e.g. `l3c_eventid`.
+    pub name: &'static str,
+    /// Field, e.g. `config:0-7`.
+    pub spec: &'static str,
+}
+
+/// The generated tables, `<TYPE>_<V1V2|V3>: &[Event]`, sorted by code;
+/// [`events`] picks the right one.
+pub mod generated {
+    use super::Event;
+    include!(concat!(env!("RPMU_GEN_DIR"), "/xgene_events_generated.rs"));
+}
+
+/// The events of sub-block type `t` on version `v`, sorted by code; empty
+/// for IOB-slow on v1/v2, which has no events.
+pub fn events(t: PmuType, v: Version) -> &'static [Event] {
+    use generated::*;
+    match (t, v) {
+        (PmuType::L3c, Version::V1 | Version::V2) => L3C_V1V2,
+        (PmuType::Iob, Version::V1 | Version::V2) => IOB_V1V2,
+        (PmuType::IobSlow, Version::V1 | Version::V2) => &[],
+        (PmuType::Mcb, Version::V1 | Version::V2) => MCB_V1V2,
+        (PmuType::Mc, Version::V1 | Version::V2) => MC_V1V2,
+        (PmuType::L3c, Version::V3) => L3C_V3,
+        (PmuType::Iob, Version::V3) => IOB_V3,
+        (PmuType::IobSlow, Version::V3) => IOB_SLOW_V3,
+        (PmuType::Mcb, Version::V3) => MCB_V3,
+        (PmuType::Mc, Version::V3) => MC_V3,
+    }
+}
+
+/// The code of event `name` of type `t` on `v`.
+pub fn code_of(t: PmuType, v: Version, name: &str) -> Option<u16> {
+    events(t, v).iter().find(|e| e.name == name).map(|e| e.code)
+}
+
+/// The name of the event with code `code` of type `t` on `v`.
+pub fn name_of(t: PmuType, v: Version, code: u16) -> Option<&'static str> {
+    events(t, v).iter().find(|e| e.code == code).map(|e| e.name)
+}
+
+const fn f(name: &'static str, spec: &'static str) -> Format {
+    Format { name, spec }
+}
+
+static FMT_L3C_V12: [Format; 2] = [
+    f("l3c_eventid", "config:0-7"),
+    f("l3c_agentid", "config1:0-9"),
+];
+static FMT_IOB_V12: [Format; 2] = [
+    f("iob_eventid", "config:0-7"),
+    f("iob_agentid", "config1:0-63"),
+];
+static FMT_MCB_V12: [Format; 2] = [
+    f("mcb_eventid", "config:0-5"),
+    f("mcb_agentid", "config1:0-9"),
+];
+static FMT_MC_V12: [Format; 1] = [f("mc_eventid", "config:0-28")];
+static FMT_L3C_V3: [Format; 1] = [f("l3c_eventid", "config:0-39")];
+static FMT_IOB_V3: [Format; 1] = [f("iob_eventid", "config:0-47")];
+static FMT_IOB_SLOW_V3: [Format; 1] = [f("iob_slow_eventid", "config:0-16")];
+static FMT_MCB_V3: [Format; 1] = [f("mcb_eventid", "config:0-35")];
+static FMT_MC_V3: [Format; 1] = [f("mc_eventid", "config:0-44")];
+
+/// The sysfs `format` attributes of type `t` on `v`, exactly as upstream
+/// shows them: the event id first, then the agent id if the type has one.
+/// Empty for IOB-slow on v1/v2.
+pub fn formats(t: PmuType, v: Version) -> &'static [Format] {
+    match (t, v) {
+        (PmuType::L3c, Version::V1 | Version::V2) => &FMT_L3C_V12,
+        (PmuType::Iob, Version::V1 | Version::V2) => &FMT_IOB_V12,
+        (PmuType::IobSlow, Version::V1 | Version::V2) => &[],
+        (PmuType::Mcb, Version::V1 | Version::V2) => &FMT_MCB_V12,
+        (PmuType::Mc, Version::V1 | Version::V2) => &FMT_MC_V12,
+        (PmuType::L3c, Version::V3) => &FMT_L3C_V3,
+        (PmuType::Iob, Version::V3) => &FMT_IOB_V3,
+        (PmuType::IobSlow, Version::V3) => &FMT_IOB_SLOW_V3,
+        (PmuType::Mcb, Version::V3) => &FMT_MCB_V3,
+        (PmuType::Mc, Version::V3) => &FMT_MC_V3,
+    }
+}
+
+/// Which `perf_event_attr` word a format field lives in.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Word {
+    /// `config`.
+    Config,
+    /// `config1`.
+    Config1,
+}
+
+/// A parsed format spec `config:<lo>-<hi>` or `config1:<lo>-<hi>`
+/// (or a single bit `<n>`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Field {
+    /// The attr word.
+    pub word: Word,
+    /// Lowest bit.
+    pub lo: u32,
+    /// Highest bit (inclusive).
+    pub hi: u32,
+}
+
+impl Field {
+    /// The bits of the field as a mask of its word.
+    /// Empty for a malformed field (`lo > hi` or past bit 63).
+    pub const fn mask(&self) -> u64 {
+        if self.lo > self.hi || self.hi > 63 {
+            return 0;
+        }
+        let width = self.hi - self.lo + 1;
+        let ones = if width >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << width) - 1
+        };
+        ones << self.lo
+    }
+}
+
+fn number(s: &str) -> Option<u32> {
+    if s.is_empty() || s.len() > 2 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.bytes()
+        .try_fold(0u32, |n, b| Some(n * 10 + u32::from(b - b'0')))
+        .filter(|&n| n < 64)
+}
+
+/// Parses a format spec; `None` if it is not one this driver uses.
+pub fn parse_spec(spec: &str) -> Option<Field> {
+    let (word, bits) = spec.split_once(':')?;
+    let word = match word {
+        "config" => Word::Config,
+        "config1" => Word::Config1,
+        _ => return None,
+    };
+    let (lo, hi) = match bits.split_once('-') {
+        Some((lo, hi)) => (number(lo)?, number(hi)?),
+        None => {
+            let n = number(bits)?;
+            (n, n)
+        }
+    };
+    if lo > hi {
+        return None;
+    }
+    Some(Field { word, lo, hi })
+}
+
+/// The advertised field of `word` for type `t` on `v`, if any.
+pub fn field(t: PmuType, v: Version, word: Word) -> Option<Field> {
+    formats(t, v)
+        .iter()
+        .filter_map(|f| parse_spec(f.spec))
+        .find(|f| f.word == word)
+}

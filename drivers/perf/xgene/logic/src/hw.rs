@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The hardware: PMU versions and sub-block types, the register map of a
+//! sub-block and of the top-level (PCP) block, and what differs between
+//! versions (drivers/perf/xgene/NOTES.md sections 1, 3 and 4).
+
+/// Version of the top-level PMU, from its DT compatible or ACPI _HID.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Version {
+    /// X-Gene (`apm,xgene-pmu`, `APMC0D5B`): one 32-bit counter per sub-block.
+    V1,
+    /// X-Gene 2 (`apm,xgene-pmu-v2`, `APMC0D5C`): four 32-bit counters.
+    V2,
+    /// X-Gene 3 (`APMC0D83`, ACPI only): four 64-bit counters, no agent masks.
+    V3,
+}
+
+/// Sub-block type of a child PMU.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PmuType {
+    /// L3 cache.
+    L3c,
+    /// I/O bridge.
+    Iob,
+    /// Slow I/O bridge (X-Gene 3 only).
+    IobSlow,
+    /// Memory controller bridge.
+    Mcb,
+    /// Memory controller.
+    Mc,
+}
+
+impl PmuType {
+    /// Every type, in the driver's order.
+    pub const ALL: [PmuType; 5] = [
+        PmuType::L3c,
+        PmuType::Iob,
+        PmuType::IobSlow,
+        PmuType::Mcb,
+        PmuType::Mc,
+    ];
+
+    /// The sysfs name prefix; the PMU is `<prefix><enable-bit-index>`.
+    /// Note `iob_slow` with an underscore, as upstream.
+    pub const fn prefix(self) -> &'static str {
+        match self {
+            PmuType::L3c => "l3c",
+            PmuType::Iob => "iob",
+            PmuType::IobSlow => "iob_slow",
+            PmuType::Mcb => "mcb",
+            PmuType::Mc => "mc",
+        }
+    }
+
+    /// Whether this sub-block exists on `v`: IOB-slow is an X-Gene 3 block.
+    /// (Upstream registers an IOB-slow child under a v1/v2 parent with no
+    /// sysfs groups at all; [`super::events::formats`] and
+    /// [`super::events::events`] are empty for it.)
+    pub const fn exists_on(self, v: Version) -> bool {
+        !matches!((self, v), (PmuType::IobSlow, Version::V1 | Version::V2))
+    }
+}
+
+impl Version {
+    /// Every version.
+    pub const ALL: [Version; 3] = [Version::V1, Version::V2, Version::V3];
+
+    /// The sub-block register layout of this version.
+    pub const fn layout(self) -> &'static Layout {
+        match self {
+            Version::V1 => &LAYOUT_V1,
+            Version::V2 => &LAYOUT_V2,
+            Version::V3 => &LAYOUT_V3,
+        }
+    }
+
+    /// The bits of the top-level INTSTATUS that signal an overflow in a
+    /// sub-block of type `t`. On v3 a type has several bits (one per
+    /// instance, not decoded by upstream); IOB and IOB-slow share theirs.
+    pub const fn int_source_mask(self, t: PmuType) -> u32 {
+        match (self, t) {
+            (Version::V1 | Version::V2, PmuType::Mc) => 1 << 0,
+            (Version::V1 | Version::V2, PmuType::Mcb) => 1 << 1,
+            (Version::V1 | Version::V2, PmuType::L3c) => 1 << 2,
+            (Version::V1 | Version::V2, PmuType::Iob | PmuType::IobSlow) => 1 << 3,
+            (Version::V3, PmuType::Mc) => 0x0000_00FF,
+            (Version::V3, PmuType::Mcb) => 0x0000_0300,
+            (Version::V3, PmuType::L3c) => 0x00FF_0000,
+            (Version::V3, PmuType::Iob | PmuType::IobSlow) => 0x0000_3000,
+        }
+    }
+}
+
+/// How a sub-block's overflow status is acknowledged.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OvsClear {
+    /// v1: write 0 to PMOVSR.
+    WriteZero,
+    /// v2: write the status read back to PMOVSR (write 1 to clear).
+    WriteStatus,
+    /// v3: write the status (read at PMOVSSET) to PMOVSCLR.
+    WriteStatusToClr,
+}
+
+/// What differs between versions in a sub-block and in the top-level block.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Counters per sub-block (the same for every type).
+    pub counters: usize,
+    /// Counter width as a mask; deltas are taken modulo this.
+    pub counter_mask: u64,
+    /// Offset of the overflow status register (read).
+    pub ovs_status: usize,
+    /// Offset of the register that acknowledges overflows.
+    pub ovs_clear: usize,
+    /// How to acknowledge overflows at `ovs_clear`.
+    pub ovs_clear_kind: OvsClear,
+    /// Value for the top-level INTMASK that unmasks every source.
+    pub intmask_unmask: u32,
+    /// PMAMR0/PMAMR1 agent masks exist.
+    pub has_agent_masks: bool,
+    /// 64-bit counters made of two 32-bit registers.
+    pub wide_counters: bool,
+}
+
+impl Layout {
+    /// The overflow status bits that belong to counters.
+    pub const fn status_bits(&self) -> u32 {
+        ((1u64 << self.counters) - 1) as u32
+    }
+}
+
+static LAYOUT_V1: Layout = Layout {
+    counters: 1,
+    counter_mask: 0xFFFF_FFFF,
+    ovs_status: regs::PMOVSR,
+    ovs_clear: regs::PMOVSR,
+    ovs_clear_kind: OvsClear::WriteZero,
+    intmask_unmask: 0xFFFF_FFF0,
+    has_agent_masks: true,
+    wide_counters: false,
+};
+
+static LAYOUT_V2: Layout = Layout {
+    counters: 4,
+    counter_mask: 0xFFFF_FFFF,
+    ovs_status: regs::PMOVSR,
+    ovs_clear: regs::PMOVSR,
+    ovs_clear_kind: OvsClear::WriteStatus,
+    intmask_unmask: 0xFFFF_FFF0,
+    has_agent_masks: true,
+    wide_counters: false,
+};
+
+static LAYOUT_V3: Layout = Layout {
+    counters: 4,
+    counter_mask: u64::MAX,
+    ovs_status: regs::PMOVSSET,
+    ovs_clear: regs::PMOVSCLR,
+    ovs_clear_kind: OvsClear::WriteStatusToClr,
+    intmask_unmask: 0xFF00_CC00,
+    has_agent_masks: false,
+    wide_counters: true,
+};
+
+/// The most counters any version has.
+pub const MAX_COUNTERS: usize = 4;
+
+/// Register offsets and bits. Sub-block registers are offsets in the
+/// sub-block's 4 KiB CSR block; `INTSTATUS`/`INTMASK` are in the top-level
+/// block; `CSW_CSWCR` and `MCBADDRMR` in the CSW and MCB syscons.
+pub mod regs {
+    use super::Version;
+
+    /// Size of a sub-block's CSR block.
+    pub const CSR_SIZE: usize = 0x1000;
+
+    /// First event counter (v1/v2: 32-bit, one register per counter).
+    pub const PMEVCNTR0: usize = 0x000;
+    /// First event type (select) register; one per counter, 4 bytes apart.
+    pub const PMEVTYPER0: usize = 0x400;
+    /// Agent mask for agents 0..31 (v1/v2). A set bit counts that agent.
+    pub const PMAMR0: usize = 0xA00;
+    /// Agent mask for agents 32..63 (v1/v2, IOB only).
+    pub const PMAMR1: usize = 0xA04;
+    /// Counter enable, bit per counter.
+    pub const PMCNTENSET: usize = 0xC00;
+    /// Counter disable, bit per counter.
+    pub const PMCNTENCLR: usize = 0xC20;
+    /// Overflow interrupt enable, bit per counter.
+    pub const PMINTENSET: usize = 0xC40;
+    /// Overflow interrupt disable, bit per counter.
+    pub const PMINTENCLR: usize = 0xC60;
+    /// v1/v2 overflow status (read; clear as [`super::OvsClear`] says).
+    pub const PMOVSR: usize = 0xC80;
+    /// v3 overflow status (read).
+    pub const PMOVSSET: usize = 0xCC0;
+    /// v3 overflow clear (write 1 to clear); same offset as v1/v2 PMOVSR.
+    pub const PMOVSCLR: usize = 0xC80;
+    /// Control register.
+    pub const PMCR: usize = 0xE04;
+    /// PMCR: global counter enable.
+    pub const PMCR_E: u32 = 1 << 0;
+    /// PMCR: reset all counters.
+    pub const PMCR_P: u32 = 1 << 1;
+
+    /// Top-level interrupt status, one or more bits per sub-block type
+    /// ([`Version::int_source_mask`]).
+    pub const INTSTATUS: usize = 0x000;
+    /// Top-level interrupt mask; a set bit masks that source.
+    pub const INTMASK: usize = 0x004;
+    /// INTMASK value that masks every source (all versions).
+    pub const INTMASK_ALL: u32 = 0xFFFF_FFFF;
+
+    /// CSW syscon: the CSW configuration register.
+    pub const CSW_CSWCR: usize = 0x0000;
+    /// CSWCR: dual-MCB mode.
+    pub const CSWCR_DUALMCB: u32 = 1 << 0;
+    /// CSWCR: shift of the 2-bit MCB0 routing field (v3).
+    pub const CSWCR_MCB0_ROUTING_SHIFT: u32 = 2;
+    /// CSWCR: shift of the 2-bit MCB1 routing field (v3).
+    pub const CSWCR_MCB1_ROUTING_SHIFT: u32 = 4;
+    /// MCBA/MCBB syscon: the MCB address mode register.
+    pub const MCBADDRMR: usize = 0x0000;
+    /// MCBADDRMR: dual-MCU mode.
+    pub const MCBADDRMR_DUALMCU: u32 = 1 << 2;
+
+    /// Offset of counter `idx` (its low word on v3).
+    pub const fn counter_lo(v: Version, idx: usize) -> usize {
+        match v {
+            Version::V3 => PMEVCNTR0 + 8 * idx,
+            Version::V1 | Version::V2 => PMEVCNTR0 + 4 * idx,
+        }
+    }
+
+    /// Offset of the high word of counter `idx` (v3), `None` for 32-bit
+    /// counters.
+    pub const fn counter_hi(v: Version, idx: usize) -> Option<usize> {
+        match v {
+            Version::V3 => Some(PMEVCNTR0 + 8 * idx + 4),
+            Version::V1 | Version::V2 => None,
+        }
+    }
+
+    /// Offset of the event type register of counter `idx` (all versions).
+    pub const fn evtyper(idx: usize) -> usize {
+        PMEVTYPER0 + 4 * idx
+    }
+}

@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Host tests: the shared table, the generated tables against the JSON,
+//! discovery over every register combination, then properties over random
+//! inputs. Expected values are computed from NOTES.md's rules as written
+//! there, not by the functions under test.
+
+use proptest::prelude::*;
+use std::{collections::BTreeSet, path::PathBuf, process::Command};
+use xgene_logic::{
+    acpi,
+    config::{self, ConfigError},
+    counter::{self, Allocator},
+    discover::{self, ActiveMasks},
+    events,
+    hw::{PmuType, Version},
+    selftest,
+};
+
+const ALL_V: [Version; 3] = [Version::V1, Version::V2, Version::V3];
+const ALL_T: [PmuType; 5] = [
+    PmuType::L3c,
+    PmuType::Iob,
+    PmuType::IobSlow,
+    PmuType::Mcb,
+    PmuType::Mc,
+];
+
+fn top() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../..")
+}
+
+#[test]
+fn shared_table() {
+    assert_eq!(selftest::run_all(), Ok(selftest::CASES.len()));
+    assert!(selftest::CASES.len() >= 40);
+}
+
+// ---------------------------------------------------------------------
+// The event tables against the JSON, read here with a parser of our own
+// (the generator is Python; this side must not share its code).
+
+#[derive(Debug, Clone, PartialEq)]
+enum Json {
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(Vec<(String, Json)>),
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl Parser<'_> {
+    fn ws(&mut self) {
+        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
+            self.i += 1;
+        }
+    }
+    fn eat(&mut self, c: u8) {
+        self.ws();
+        assert_eq!(
+            self.s.get(self.i),
+            Some(&c),
+            "JSON: expected {:?} at {}",
+            c as char,
+            self.i
+        );
+        self.i += 1;
+    }
+    fn peek(&mut self) -> u8 {
+        self.ws();
+        self.s[self.i]
+    }
+    fn string(&mut self) -> String {
+        self.eat(b'"');
+        let mut out = String::new();
+        loop {
+            let c = self.s[self.i];
+            self.i += 1;
+            match c {
+                b'"' => return out,
+                b'\\' => {
+                    let e = self.s[self.i];
+                    self.i += 1;
+                    out.push(match e {
+                        b'n' => '\n',
+                        b't' => '\t',
+                        b'u' => {
+                            let h = std::str::from_utf8(&self.s[self.i..self.i + 4]).unwrap();
+                            self.i += 4;
+                            char::from_u32(u32::from_str_radix(h, 16).unwrap()).unwrap()
+                        }
+                        other => other as char,
+                    });
+                }
+                _ => {
+                    // Copy a whole UTF-8 sequence.
+                    let start = self.i - 1;
+                    let len = match c {
+                        0..=0x7F => 1,
+                        0xC0..=0xDF => 2,
+                        0xE0..=0xEF => 3,
+                        _ => 4,
+                    };
+                    self.i = start + len;
+                    out.push_str(std::str::from_utf8(&self.s[start..self.i]).unwrap());
+                }
+            }
+        }
+    }
+    fn value(&mut self) -> Json {
+        match self.peek() {
+            b'"' => Json::Str(self.string()),
+            b'[' => {
+                self.eat(b'[');
+                let mut v = Vec::new();
+                if self.peek() == b']' {
+                    self.eat(b']');
+                    return Json::Arr(v);
+                }
+                loop {
+                    v.push(self.value());
+                    if self.peek() == b',' {
+                        self.eat(b',');
+                    } else {
+                        self.eat(b']');
+                        return Json::Arr(v);
+                    }
+                }
+            }
+            b'{' => {
+                self.eat(b'{');
+                let mut v = Vec::new();
+                if self.peek() == b'}' {
+                    self.eat(b'}');
+                    return Json::Obj(v);
+                }
+                loop {
+                    let k = self.string();
+                    self.eat(b':');
+                    v.push((k, self.value()));
+                    if self.peek() == b',' {
+                        self.eat(b',');
+                    } else {
+                        self.eat(b'}');
+                        return Json::Obj(v);
+                    }
+                }
+            }
+            b't' | b'f' | b'n' => {
+                for (w, j) in [
+                    ("true", Json::Bool(true)),
+                    ("false", Json::Bool(false)),
+                    ("null", Json::Null),
+                ] {
+                    if self.s[self.i..].starts_with(w.as_bytes()) {
+                        self.i += w.len();
+                        return j;
+                    }
+                }
+                panic!("JSON: bad literal at {}", self.i)
+            }
+            _ => {
+                let start = self.i;
+                while self.i < self.s.len() && b"+-.eE0123456789".contains(&self.s[self.i]) {
+                    self.i += 1;
+                }
+                let t = std::str::from_utf8(&self.s[start..self.i]).unwrap();
+                Json::Num(t.parse().unwrap())
+            }
+        }
+    }
+}
+
+fn parse_json(text: &str) -> Json {
+    let mut p = Parser {
+        s: text.as_bytes(),
+        i: 0,
+    };
+    let v = p.value();
+    p.ws();
+    assert_eq!(p.i, text.len(), "JSON: trailing data");
+    v
+}
+
+#[test]
+fn json_parser_works() {
+    assert_eq!(
+        parse_json(r#" [ {"a": "x\"y", "b": [1, true, null]} ] "#),
+        Json::Arr(vec![Json::Obj(vec![
+            ("a".into(), Json::Str("x\"y".into())),
+            (
+                "b".into(),
+                Json::Arr(vec![Json::Num(1.0), Json::Bool(true), Json::Null])
+            ),
+        ])])
+    );
+}
+
+/// (type, versions) of a JSON file name, e.g. `iob-slow-v3.json`.
+fn file_kind(name: &str) -> (PmuType, &'static [Version]) {
+    let (stem, vs): (&str, &'static [Version]) = if let Some(s) = name.strip_suffix("-v1v2.json") {
+        (s, &[Version::V1, Version::V2])
+    } else if let Some(s) = name.strip_suffix("-v3.json") {
+        (s, &[Version::V3])
+    } else {
+        panic!("unexpected file {name}")
+    };
+    let t = match stem {
+        "l3c" => PmuType::L3c,
+        "iob" => PmuType::Iob,
+        "iob-slow" => PmuType::IobSlow,
+        "mcb" => PmuType::Mcb,
+        "mc" => PmuType::Mc,
+        _ => panic!("unexpected type in {name}"),
+    };
+    (t, vs)
+}
+
+/// Every JSON event: (type, versions, name, code).
+fn json_events() -> Vec<(PmuType, &'static [Version], String, u16)> {
+    let dir = top().join("drivers/perf/xgene/events");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 9, "{names:?}");
+    let mut out = Vec::new();
+    for name in names {
+        let (t, vs) = file_kind(&name);
+        let Json::Arr(entries) = parse_json(&std::fs::read_to_string(dir.join(&name)).unwrap())
+        else {
+            panic!("{name}: not an array")
+        };
+        for e in entries {
+            let Json::Obj(kv) = e else {
+                panic!("{name}: not an object")
+            };
+            let get = |k: &str| match kv.iter().find(|(key, _)| key == k) {
+                Some((_, Json::Str(s))) => s.clone(),
+                _ => panic!("{name}: no string {k}"),
+            };
+            let code = get("EventCode");
+            let code = u16::from_str_radix(code.strip_prefix("0x").unwrap(), 16).unwrap();
+            out.push((t, vs, get("EventName"), code));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_json_event_round_trips() {
+    let all = json_events();
+    for (t, vs, name, code) in &all {
+        for &v in *vs {
+            assert_eq!(
+                events::code_of(*t, v, name),
+                Some(*code),
+                "{t:?} {v:?} {name}"
+            );
+            assert_eq!(
+                events::name_of(*t, v, *code),
+                Some(name.as_str()),
+                "{t:?} {v:?} {code:#x}"
+            );
+            assert_eq!(
+                config::decode(*t, v, u64::from(*code), 0).map(|p| p.evtype),
+                Ok(u32::from(*code)),
+                "{t:?} {v:?} {name} passes validation"
+            );
+        }
+    }
+    // And nothing in the tables that the JSON does not have.
+    for v in ALL_V {
+        for t in ALL_T {
+            let n = all
+                .iter()
+                .filter(|(jt, vs, _, _)| *jt == t && vs.contains(&v))
+                .count();
+            assert_eq!(events::events(t, v).len(), n, "{t:?} {v:?}");
+        }
+    }
+    assert_eq!(all.len(), 14 + 13 + 6 + 29 + 39 + 39 + 9 + 36 + 45);
+}
+
+#[test]
+fn generator_is_deterministic_and_path_independent() {
+    let run = |mode: &str| {
+        let o = Command::new("python3")
+            .arg(top().join("scripts/xgene_events.py"))
+            .arg(mode)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    for mode in ["rust", "attrs", "rst"] {
+        let a = run(mode);
+        assert_eq!(a, run(mode), "{mode}");
+        assert!(!a.contains(top().canonicalize().unwrap().to_str().unwrap()));
+    }
+    // The committed event lists are what the JSON gives.
+    let doc = std::fs::read_to_string(top().join("Documentation/xgene-pmu-events.rst")).unwrap();
+    assert!(
+        doc == run("rst"),
+        "Documentation/xgene-pmu-events.rst is stale: \
+         python3 scripts/xgene_events.py rst Documentation/xgene-pmu-events.rst"
+    );
+}
+
+#[test]
+fn formats_and_acpi_tables_agree() {
+    // Every child _HID maps to a type; v3-only IDs to types that exist on v3.
+    for (hid, t) in acpi::CHILD_HIDS {
+        assert_eq!(acpi::child_type(hid), Some(t));
+    }
+    for v in ALL_V {
+        for t in ALL_T {
+            assert_eq!(
+                events::formats(t, v).is_empty(),
+                !t.exists_on(v),
+                "{t:?} {v:?}"
+            );
+            for f in events::formats(t, v) {
+                assert!(f.name.starts_with(t.prefix()), "{}", f.name);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------
+// Discovery over every combination of the bits that matter, with noise in
+// the bits that must not.
+
+fn mask_of(bits: impl IntoIterator<Item = u32>) -> u32 {
+    bits.into_iter().fold(0, |m, b| m | 1 << b)
+}
+
+/// NOTES.md section 6, v1/v2, as sets of instances.
+fn expect_v1v2(dual_mcb: bool, mcba_dual_mcu: bool, mcbb_dual_mcu: bool) -> ActiveMasks {
+    let (mcbs, mcs): (Vec<u32>, Vec<u32>) = if dual_mcb {
+        // MC0 and MC2 always; all four when MCB B is in dual-MCU mode.
+        (
+            vec![0, 1],
+            if mcbb_dual_mcu {
+                vec![0, 1, 2, 3]
+            } else {
+                vec![0, 2]
+            },
+        )
+    } else {
+        (vec![0], if mcba_dual_mcu { vec![0, 1] } else { vec![0] })
+    };
+    ActiveMasks {
+        l3c: mask_of([0]),
+        mcb: mask_of(mcbs),
+        mc: mask_of(mcs),
+    }
+}
+
+/// NOTES.md section 6, v3, as sets of instances.
+fn expect_v3(dual_mcb: bool, r0: u32, r1: u32) -> ActiveMasks {
+    let per = |r: u32| match r {
+        2 => 4,
+        1 => 2,
+        _ => 1,
+    };
+    if dual_mcb {
+        // MCs 0.. on MCB0 and 4.. on MCB1, as many as both routings agree on.
+        let n = if r0 == r1 { per(r0) } else { 1 };
+        ActiveMasks {
+            l3c: mask_of(0..8),
+            mcb: mask_of(0..2),
+            mc: mask_of((0..n).chain(4..4 + n)),
+        }
+    } else {
+        ActiveMasks {
+            l3c: mask_of(0..4),
+            mcb: mask_of([0]),
+            mc: mask_of(0..per(r0)),
+        }
+    }
+}
+
+const NOISE: [u32; 4] = [0, 0xFFFF_FFC0, 0x8000_0040, 0x5555_5540];
+
+#[test]
+fn discovery_v1v2_every_combination() {
+    for low in 0..64u32 {
+        for noise in NOISE {
+            let csw = low | noise;
+            for a in [0u32, 4] {
+                for b in [0u32, 4] {
+                    // Other MCBADDRMR bits do not matter.
+                    let (ma, mb) = (a | (noise & !4), b | (!noise & !4));
+                    let want = expect_v1v2(csw & 1 != 0, a != 0, b != 0);
+                    assert_eq!(
+                        discover::v1v2(csw, ma, mb),
+                        want,
+                        "{csw:#x} {ma:#x} {mb:#x}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn discovery_v3_every_combination() {
+    for low in 0..64u32 {
+        for noise in NOISE {
+            let csw = low | noise;
+            let want = expect_v3(low & 1 != 0, (low >> 2) & 3, (low >> 4) & 3);
+            assert_eq!(discover::v3(csw), want, "{csw:#x}");
+        }
+    }
+}
+
+#[test]
+fn discovery_limits() {
+    // At most 2 MCBs, 4 MCs (v1/v2) or 8 (v3), 1 L3C (v1/v2) or 8 (v3).
+    for csw in 0..64 {
+        for a in [0, 4] {
+            for b in [0, 4] {
+                let m = discover::v1v2(csw, a, b);
+                assert!(m.l3c == 1 && m.mcb <= 3 && m.mc <= 0xF && m.mc & 1 == 1);
+            }
+        }
+        let m = discover::v3(csw);
+        assert!(m.l3c <= 0xFF && m.mcb <= 3 && m.mc <= 0xFF && m.mc & 1 == 1);
+        // The fallback is a subset of every discovered configuration.
+        for m in [m, discover::v1v2(csw, 0, 0)] {
+            let f = discover::FALLBACK;
+            assert!(f.l3c & !m.l3c == 0 && f.mcb & !m.mcb == 0 && f.mc & !m.mc == 0);
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn is_active_matches_the_masks(l3c: u32, mcb: u32, mc: u32, bit in 0u32..40) {
+        let m = ActiveMasks { l3c, mcb, mc };
+        let has = |mask: u32| bit < 32 && mask >> bit & 1 == 1;
+        prop_assert_eq!(m.is_active(PmuType::L3c, bit), has(l3c));
+        prop_assert_eq!(m.is_active(PmuType::Mcb, bit), has(mcb));
+        prop_assert_eq!(m.is_active(PmuType::Mc, bit), has(mc));
+        prop_assert_eq!(m.is_active(PmuType::Iob, bit), bit < 32);
+        prop_assert_eq!(m.is_active(PmuType::IobSlow, bit), bit < 32);
+    }
+}
+
+// ---------------------------------------------------------------------
+// Counters.
+
+proptest! {
+    #[test]
+    fn delta_32_is_exact_below_one_wrap(prev: u32, n in 0u64..(1 << 32)) {
+        let now = (u64::from(prev) + n) & 0xFFFF_FFFF;
+        prop_assert_eq!(counter::delta(u64::from(prev), now, 0xFFFF_FFFF), n);
+    }
+
+    #[test]
+    fn delta_64_is_exact(prev: u64, n: u64) {
+        prop_assert_eq!(counter::delta(prev, prev.wrapping_add(n), u64::MAX), n);
+    }
+
+    /// A counter started at start_value, read (folded) at least every 2^31
+    /// events as the overflow interrupt guarantees on v1/v2, and re-armed
+    /// after each overflow: the sum of deltas is the number of events.
+    #[test]
+    fn counting_with_overflows_is_exact(
+        v in prop::sample::select(ALL_V.to_vec()),
+        steps in prop::collection::vec((0u64..=(1 << 31), any::<bool>()), 1..50),
+    ) {
+        let l = v.layout();
+        let mut hw = counter::start_value(v);
+        let mut prev = hw;
+        let mut total = 0u64;
+        let mut counted = 0u64;
+        for (n, irq) in steps {
+            let before = hw;
+            hw = hw.wrapping_add(n) & l.counter_mask;
+            total += n;
+            let wrapped = hw < before;
+            counted += counter::delta(prev, hw, l.counter_mask);
+            prev = hw;
+            if wrapped || irq {
+                // The interrupt handler re-arms the counter.
+                hw = counter::start_value(v);
+                prev = hw;
+            }
+        }
+        prop_assert_eq!(counted, total);
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Alloc,
+    Free(usize),
+}
+
+fn ops() -> impl Strategy<Value = Vec<Op>> {
+    prop::collection::vec(
+        prop_oneof![Just(Op::Alloc), (0usize..36).prop_map(Op::Free)],
+        0..100,
+    )
+}
+
+proptest! {
+    #[test]
+    fn allocator_matches_a_set(n in 0usize..36, ops in ops()) {
+        let mut a = Allocator::new(n);
+        let cap = n.min(32);
+        let mut model = BTreeSet::new();
+        for op in ops {
+            match op {
+                Op::Alloc => {
+                    let want = (0..cap).find(|i| !model.contains(i));
+                    prop_assert_eq!(a.alloc(), want);
+                    if let Some(i) = want {
+                        model.insert(i);
+                    }
+                }
+                Op::Free(i) => {
+                    a.free(i);
+                    model.remove(&i);
+                }
+            }
+            let bits = model.iter().fold(0u32, |m, &i| m | 1 << i);
+            prop_assert_eq!(a.used(), bits);
+            prop_assert!(model.len() <= cap);
+        }
+    }
+
+    #[test]
+    fn group_fits_counts_counters(n in 0usize..10) {
+        prop_assert_eq!(counter::group_fits(Version::V1, n), n <= 1);
+        prop_assert_eq!(counter::group_fits(Version::V2, n), n <= 4);
+        prop_assert_eq!(counter::group_fits(Version::V3, n), n <= 4);
+    }
+}
+
+// ---------------------------------------------------------------------
+// Config validation, against the policy written out per type and version:
+// (config bits accepted, config1 bits accepted or None for no filter).
+
+fn policy(t: PmuType, v: Version) -> (u64, Option<u64>) {
+    use PmuType::*;
+    let v3 = v == Version::V3;
+    match (t, v3) {
+        (L3c, false) => (0xFF, Some(0x3FF)),
+        (Iob, false) => (0xFF, Some(u64::MAX)),
+        (IobSlow, false) => (0, None),
+        (Mcb, false) => (0x3F, Some(0x3FF)),
+        (Mc, false) => (0xFF, None),
+        // v3: every event field is at least 8 bits wide; 8 are used.
+        (_, true) => (0xFF, None),
+    }
+}
+
+fn interesting() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        Just(0u64),
+        0u64..0x100,
+        (0u32..64).prop_map(|b| 1u64 << b),
+        any::<u64>(),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn decode_follows_the_policy(
+        t in prop::sample::select(ALL_T.to_vec()),
+        v in prop::sample::select(ALL_V.to_vec()),
+        config in interesting(),
+        config1 in interesting(),
+    ) {
+        let (ev_ok, agent_ok) = policy(t, v);
+        let got = config::decode(t, v, config, config1);
+        if ev_ok == 0 || config & !ev_ok != 0 {
+            prop_assert_eq!(got, Err(ConfigError::EventBits));
+            return Ok(());
+        }
+        match agent_ok {
+            None if config1 != 0 => {
+                prop_assert_eq!(got, Err(ConfigError::NoAgentFilter));
+                return Ok(());
+            }
+            Some(m) if config1 & !m != 0 => {
+                prop_assert_eq!(got, Err(ConfigError::AgentBits));
+                return Ok(());
+            }
+            _ => {}
+        }
+        let p = got.unwrap();
+        prop_assert_eq!(u64::from(p.evtype), config);
+        // PMAMR1 only for IOB; no masks at all on v3.
+        prop_assert_eq!(p.amr1.is_some(), t == PmuType::Iob && v != Version::V3);
+        prop_assert_eq!(p.amr0.is_some(), v != Version::V3);
+        // The hardware counts agent i when its PMAMR bit is 1; the user's
+        // config1 bit i set excludes it.
+        for i in 0..64u32 {
+            let hw_counts = match (i, p.amr0, p.amr1) {
+                (0..=31, Some(m), _) => m >> i & 1 == 1,
+                (32.., _, Some(m)) => m >> (i - 32) & 1 == 1,
+                // No register written: nothing filters (v3; agents past
+                // PMAMR0 on non-IOB types do not exist).
+                _ => true,
+            };
+            prop_assert_eq!(hw_counts, config1 >> i & 1 == 0, "agent {}", i);
+        }
+    }
+}
