@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make lint`: rustfmt (the kernel's .rustfmt.toml) and clippy through the
-# kernel's CLIPPY=1 over every module. With KDIR unset, uses the cached test
+# `make lint`: rustfmt (the kernel's .rustfmt.toml), the generated X-Gene
+# event lists in Documentation/ up to date, and clippy through the kernel's
+# CLIPPY=1 over every module. With KDIR unset, uses the cached test
 # kernel. Writes build/lint.counts for `make check`.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -15,6 +16,9 @@ result() { # ok? name
 set +e
 rustfmt "+$RUST_TOOLCHAIN" --edition 2021 --check $(git ls-files '*.rs') >build/rustfmt.log 2>&1
 result $? "rustfmt --check"
+# The X-Gene event lists in the documentation are generated from the JSON.
+python3 scripts/xgene_events.py rst | cmp -s - Documentation/xgene-pmu-events.rst
+result $? "Documentation/xgene-pmu-events.rst up to date (scripts/xgene_events.py rst)"
 # A clippy build in a scratch copy, so the test build stays as it is.
 out=$RPMU_TOP/build/clippy
 rm -rf "$out" && mkdir -p "$out"
