@@ -12,9 +12,12 @@
 //!   0x102 counted event 0x02; here it is refused ([`ConfigError::EventBits`]).
 //!   Codes not in the event table but inside the field are accepted (raw
 //!   events, as upstream).
-//! - `config1` is the agent filter: a set bit excludes that agent. It may
-//!   only have bits inside the advertised agent field (L3C and MCB: 0-9,
-//!   IOB: 0-63, v1/v2 only); bits outside give [`ConfigError::AgentBits`].
+//! - `config1` is the agent filter: a set bit excludes that agent. Bits
+//!   outside the advertised agent field (L3C and MCB: 0-9, IOB: 0-63, v1/v2
+//!   only) name agents that do not exist: they must be all clear, or all set
+//!   -- the documented "exclude every agent but these" idiom, e.g.
+//!   `config1=0xfffffffffffffffe` for agent 0 only. Any other pattern there
+//!   is a mistake and gives [`ConfigError::AgentBits`].
 //! - A sub-block without an agent field (MC on v1/v2, every type on v3)
 //!   refuses any non-zero `config1` ([`ConfigError::NoAgentFilter`]) rather
 //!   than counting every agent while the user asked for a filter.
@@ -96,7 +99,8 @@ pub fn decode(
     let evtype = (config & EVENT_SELECT_MASK) as u32;
     let (amr0, amr1) = match agent_mask(t, v) {
         Some(allowed) => {
-            if config1 & !allowed != 0 {
+            let outside = config1 & !allowed;
+            if outside != 0 && outside != !allowed {
                 return Err(ConfigError::AgentBits);
             }
             let amr1 = match t {
