@@ -24,6 +24,7 @@
 #include <linux/io.h>
 #include <linux/ioport.h>
 #include <linux/mfd/syscon.h>
+#include <linux/property.h>
 #include <linux/regmap.h>
 
 #ifdef CONFIG_PPC_PSERIES

@@ -260,6 +260,11 @@ bool rpmu_fwnode_is_of(struct fwnode_handle *fwnode)
 	return is_of_node(fwnode);
 }
 
+struct device_node *rpmu_dev_of_node(struct device *dev)
+{
+	return dev->of_node;
+}
+
 int rpmu_request_irq(unsigned int irq, irqreturn_t (*handler)(int, void *),
 		     unsigned long flags, const char *name, void *cookie)
 {

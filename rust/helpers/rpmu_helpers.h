@@ -68,6 +68,7 @@ void rpmu_writel(u32 val, void __iomem *addr);
 int rpmu_fwnode_mem_resource(struct fwnode_handle *fwnode, struct resource *res);
 const char *rpmu_fwnode_acpi_hid(struct fwnode_handle *fwnode);
 bool rpmu_fwnode_is_of(struct fwnode_handle *fwnode);
+struct device_node *rpmu_dev_of_node(struct device *dev);
 int rpmu_request_irq(unsigned int irq, irqreturn_t (*handler)(int, void *),
 		     unsigned long flags, const char *name, void *cookie);
 int rpmu_irq_set_affinity(unsigned int irq, unsigned int cpu);

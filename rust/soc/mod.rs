@@ -42,7 +42,7 @@ pub struct MemWindow {
 impl MemWindow {
     /// Reads a `struct resource`, if it describes memory.
     fn from_resource(res: &bindings::resource) -> Option<Self> {
-        if (res.flags & u64::from(bindings::IORESOURCE_MEM)) == 0 || res.end < res.start {
+        if (res.flags & bindings::IORESOURCE_MEM as usize) == 0 || res.end < res.start {
             return None;
         }
         Some(Self {
@@ -233,7 +233,7 @@ impl<'a> ChildNode<'a> {
     }
 
     /// The node, for messages.
-    pub fn name(&self) -> impl core::fmt::Display + '_ {
+    pub fn name(&self) -> impl kernel::fmt::Display + '_ {
         self.0.display_name()
     }
 }
@@ -265,7 +265,7 @@ impl Syscon {
     /// Looks up the syscon that `dev`'s DT property `property` points to.
     pub fn by_phandle(dev: &device::Device, property: &CStr) -> Result<Self> {
         // SAFETY: `device_raw` is a valid device.
-        let np = unsafe { (*device_raw(dev)).of_node };
+        let np = unsafe { bindings::rpmu_dev_of_node(device_raw(dev)) };
         if np.is_null() {
             return Err(ENODEV);
         }
@@ -354,6 +354,7 @@ impl<T: IrqHandler> IrqRegistration<T> {
         name: &'static CStr,
         handler: T,
     ) -> Result<Pin<KBox<Self>>> {
+        let irq_num = irq;
         KBox::pin_init(
             try_pin_init!(&this in Self {
                 irq,
@@ -369,9 +370,9 @@ impl<T: IrqHandler> IrqRegistration<T> {
                     // type; `name` is static.
                     to_result(unsafe {
                         bindings::rpmu_request_irq(
-                            irq,
+                            irq_num,
                             Some(trampoline::<T>),
-                            flags.0.into(),
+                            flags.0 as usize,
                             name.as_char_ptr(),
                             this.as_ptr().cast::<c_void>(),
                         )
