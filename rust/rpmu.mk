@@ -27,7 +27,7 @@ export RPMU_GEN_DIR := $(abspath $(obj))
 
 rpmu-bindgen-types := perf_event|pmu|perf_event_sample_format|perf_event_state|perf_output_handle|perf_event_attr|\
 	attribute_group|device_attribute|attribute|hrtimer|hrtimer_restart|\
-	lppaca|dtl_entry|page|cpumask|kprobe|resource|regmap|irqreturn
+	lppaca|dtl_entry|page|cpumask|kprobe|resource|regmap|irqreturn|raw_spinlock
 rpmu-bindgen-fns := perf_pmu_register|perf_pmu_unregister|perf_aux_output_begin|\
 	perf_aux_output_end|perf_aux_output_flag|perf_aux_output_skip|perf_get_aux|\
 	perf_event_update_userpage|perf_pmu_migrate_context|vunmap|\

@@ -140,6 +140,39 @@ bool rpmu_cpu_online(int cpu)
 	return cpu_online(cpu);
 }
 
+void rpmu_raw_spin_lock_init(raw_spinlock_t *lock, const char *name,
+			     struct lock_class_key *key)
+{
+#ifdef CONFIG_DEBUG_SPINLOCK
+	__raw_spin_lock_init(lock, name, key, LD_WAIT_SPIN);
+#else
+	raw_spin_lock_init(lock);
+#endif
+}
+
+unsigned long rpmu_raw_spin_lock_irqsave(raw_spinlock_t *lock)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(lock, flags);
+	return flags;
+}
+
+bool rpmu_raw_spin_trylock_irqsave(raw_spinlock_t *lock, unsigned long *flags)
+{
+	return raw_spin_trylock_irqsave(lock, *flags);
+}
+
+void rpmu_raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags)
+{
+	raw_spin_unlock_irqrestore(lock, flags);
+}
+
+void rpmu_raw_spin_assert_held(raw_spinlock_t *lock)
+{
+	lockdep_assert_held(lock);
+}
+
 void rpmu_spin_lock_init(spinlock_t *lock)
 {
 	spin_lock_init(lock);
@@ -291,11 +324,12 @@ int rpmu_for_each_group_member(struct perf_event *event,
 	struct perf_event *leader = event->group_leader, *sibling;
 	int ret;
 
-	if (leader != event) {
-		ret = fn(leader, ctx);
-		if (ret)
-			return ret;
-	}
+	/* A new group leader has no siblings (and no context yet). */
+	if (leader == event)
+		return 0;
+	ret = fn(leader, ctx);
+	if (ret)
+		return ret;
 	for_each_sibling_event(sibling, leader) {
 		ret = fn(sibling, ctx);
 		if (ret)

@@ -42,6 +42,13 @@ unsigned int rpmu_nr_cpu_ids(void);
 bool rpmu_cpu_online(int cpu);
 
 void rpmu_spin_lock_init(spinlock_t *lock);
+struct lock_class_key;
+void rpmu_raw_spin_lock_init(raw_spinlock_t *lock, const char *name,
+			     struct lock_class_key *key);
+unsigned long rpmu_raw_spin_lock_irqsave(raw_spinlock_t *lock);
+bool rpmu_raw_spin_trylock_irqsave(raw_spinlock_t *lock, unsigned long *flags);
+void rpmu_raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags);
+void rpmu_raw_spin_assert_held(raw_spinlock_t *lock);
 unsigned long rpmu_spin_lock_irqsave(spinlock_t *lock);
 void rpmu_spin_unlock_irqrestore(spinlock_t *lock, unsigned long flags);
 

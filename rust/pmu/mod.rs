@@ -21,6 +21,7 @@ pub mod aux;
 pub mod bindings;
 pub mod hotplug;
 pub mod kernel_counter;
+pub mod sync;
 
 use core::{
     ffi::{c_int, c_void},

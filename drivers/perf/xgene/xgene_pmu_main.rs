@@ -19,7 +19,7 @@ use kernel::{
     str::CString,
     sync::{
         atomic::{Atomic, Relaxed},
-        new_spinlock_irq, Arc, SpinLockIrq,
+        Arc,
     },
 };
 
@@ -71,6 +71,7 @@ use pmu::{
     attrs::AttrValue, hotplug, AttrGroup, Capabilities, Event, EventInit, Flags, PmuDriver,
     Registration, SysfsWriter, TaskContext,
 };
+use pmu::sync::RawSpinLockIrq;
 use soc::{ChildNode, IrqFlags, IrqHandler, IrqRegistration, IrqReturn, MemWindow, Mmio, Syscon};
 
 kernel::module_platform_driver! {
@@ -128,7 +129,7 @@ struct Child {
     regs: Mmio,
     owner: Arc<Owner>,
     #[pin]
-    hw: SpinLockIrq<HwState>,
+    hw: RawSpinLockIrq<HwState>,
 }
 
 /// Per-event state: the decoded attributes, fixed at `event_init`.
@@ -151,7 +152,7 @@ impl Child {
             layout,
             regs,
             owner,
-            hw <- new_spinlock_irq!(
+            hw <- new_raw_spinlock_irq!(
                 HwState {
                     alloc: Allocator::new(layout.counters),
                     counters: [Counter::default(); MAX_COUNTERS],

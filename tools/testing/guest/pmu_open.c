@@ -4,8 +4,14 @@
  * errno, printed as KTAP test lines. Built static for the guest.
  *
  *   pmu_open errno-table <pmu>     the vpa_dtl refusal table
+ *   pmu_open uncore-table <l3c> <other>
+ *                                  the X-Gene uncore contract: counting only,
+ *                                  CPU-wide, config/config1 checks, groups
+ *                                  (<other>: a second PMU of the device)
  *   pmu_open hold <pmu> <config> <cpu> <seconds>
  *                                  open one sampling event and keep it open
+ *   pmu_open hold-count <pmu> <config> <cpu> <seconds>
+ *                                  the same with a counting event
  *   pmu_open toggle <pmu> <config> <cpu> <n>
  *                                  PERF_EVENT_IOC_DISABLE/ENABLE n times
  *   pmu_open aux <pmu> <config> <cpu> rw|ro
@@ -173,6 +179,111 @@ static int errno_table(const char *pmu)
 	return failures != 0;
 }
 
+static void count_attr(struct perf_event_attr *a, int type, unsigned long long config,
+		       unsigned long long config1)
+{
+	base_attr(a, type, config);
+	a->sample_period = 0;
+	a->config1 = config1;
+}
+
+/* Opens a group member (leader fd) and expects `want`. */
+static int expect_member(struct perf_event_attr *a, int leader, int cpu, int want,
+			 const char *name)
+{
+	int fd = syscall(SYS_perf_event_open, a, -1, cpu, leader, 0);
+	int got = fd < 0 ? errno : 0;
+	char line[200];
+
+	snprintf(line, sizeof(line), "%s (want %s, got %s)", name,
+		 want ? strerrorname_np(want) : "success",
+		 got ? strerrorname_np(got) : "success");
+	ktap(got == want, line);
+	return fd;
+}
+
+static int uncore_table(const char *pmu, const char *other_pmu)
+{
+	struct perf_event_attr a;
+	int type = pmu_type(pmu), other = pmu_type(other_pmu);
+	int fd, lead, fds[8], n = 0, counters = 0;
+	unsigned long long v = 0;
+
+	ktap(type > 0 && other > 0, "PMU types readable from sysfs");
+	if (type <= 0 || other <= 0)
+		return 1;
+
+	count_attr(&a, type, 0x3, 0);
+	fd = expect(&a, -1, 0, 0, "counting event on cpu 0 opens");
+	if (fd >= 0) {
+		ktap(read(fd, &v, sizeof(v)) == sizeof(v), "counting event reads");
+		close(fd);
+	}
+	count_attr(&a, type, 0x3, 0);
+	a.sample_period = 1000;
+	expect(&a, -1, 0, EOPNOTSUPP, "sampling event");
+	count_attr(&a, type, 0x3, 0);
+	expect(&a, 0, -1, EINVAL, "per-task event, any CPU");
+	count_attr(&a, type, 0x3, 0);
+	expect(&a, 0, 0, EINVAL, "per-task event on cpu 0");
+	count_attr(&a, type, 0x3, 0);
+	a.exclude_kernel = 1;
+	expect(&a, -1, 0, EINVAL, "exclude_kernel");
+	count_attr(&a, type, 0x103, 0);
+	expect(&a, -1, 0, EINVAL, "config bits above the event field");
+	count_attr(&a, type, 0x3, 0x400);
+	expect(&a, -1, 0, EINVAL, "config1 bit outside the agent field");
+	count_attr(&a, type, 0x3, 0xfffffffffffffffeULL);
+	fd = expect(&a, -1, 0, 0, "config1 all-but-agent-0 idiom");
+	if (fd >= 0)
+		close(fd);
+
+	/* Groups: as many members as counters, then one too many. */
+	count_attr(&a, type, 0x3, 0);
+	lead = expect(&a, -1, 0, 0, "group leader");
+	if (lead < 0)
+		return 1;
+	fds[n++] = lead;
+	counters = 1;
+	for (;;) {
+		count_attr(&a, type, 0x2, 0);
+		fd = syscall(SYS_perf_event_open, &a, -1, 0, lead, 0);
+		if (fd < 0)
+			break;
+		fds[n++] = fd;
+		counters++;
+		if (n == 8)
+			break;
+	}
+	{
+		char line[120];
+
+		snprintf(line, sizeof(line),
+			 "group stops at the counter count (%d events; refusal %s)", counters,
+			 n < 8 ? strerrorname_np(errno) : "none");
+		ktap(n < 8 && errno == EINVAL && (counters == 1 || counters == 4), line);
+	}
+	while (n > 1)
+		close(fds[--n]);
+	count_attr(&a, type, 0x3, 0x1);
+	fd = expect_member(&a, lead, 0, EINVAL, "member with another agent mask");
+	if (fd >= 0)
+		close(fd);
+	count_attr(&a, other, 0x1, 0);
+	fd = expect_member(&a, lead, 0, EINVAL, "member on another hardware PMU");
+	if (fd >= 0)
+		close(fd);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	fd = expect_member(&a, lead, 0, 0, "software member");
+	if (fd >= 0)
+		close(fd);
+	close(lead);
+	return failures != 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct perf_event_attr a;
@@ -180,6 +291,8 @@ int main(int argc, char **argv)
 
 	if (argc >= 3 && !strcmp(argv[1], "errno-table"))
 		return errno_table(argv[2]);
+	if (argc >= 4 && !strcmp(argv[1], "uncore-table"))
+		return uncore_table(argv[2], argv[3]);
 	if (argc >= 6 && !strcmp(argv[1], "aux")) {
 		long page = sysconf(_SC_PAGESIZE);
 		struct perf_event_mmap_page *up;
@@ -207,15 +320,18 @@ int main(int argc, char **argv)
 		printf("AUX mmap (%s) succeeded\n", argv[5]);
 		return 0;
 	}
-	if (argc >= 6 && (!strcmp(argv[1], "hold") || !strcmp(argv[1], "toggle"))) {
+	if (argc >= 6 && (!strcmp(argv[1], "hold") || !strcmp(argv[1], "hold-count") ||
+			  !strcmp(argv[1], "toggle"))) {
 		base_attr(&a, pmu_type(argv[2]), strtoull(argv[3], NULL, 0));
 		a.disabled = 0;
+		if (!strcmp(argv[1], "hold-count"))
+			a.sample_period = 0;
 		fd = open_event(&a, -1, atoi(argv[4]));
 		if (fd < 0) {
 			perror("perf_event_open");
 			return 1;
 		}
-		if (!strcmp(argv[1], "hold")) {
+		if (strcmp(argv[1], "toggle")) {
 			printf("holding\n");
 			fflush(stdout);
 			sleep(atoi(argv[5]));

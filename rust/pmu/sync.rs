@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A raw spinlock that disables interrupts, for state that perf callbacks
+//! and interrupt handlers share.
+//!
+//! C header: [`include/linux/spinlock.h`](srctree/include/linux/spinlock.h)
+//!
+//! Perf calls `add`, `del`, `start`, `stop` and `read` with its own raw
+//! `cpuctx_lock` held, so a driver lock taken there must be a raw spinlock:
+//! a `spinlock_t` (the kernel crate's `SpinLock`) is a sleeping lock on
+//! PREEMPT_RT, and lockdep reports "Invalid wait context" for it. The kernel
+//! crate has no raw spinlock as of Linux 7.3; this is a backend for its
+//! generic [`Lock`].
+
+use super::bindings;
+use kernel::{
+    ffi::{c_char, c_ulong},
+    sync::lock::{Backend, Lock},
+};
+
+/// A `raw_spinlock_t` held with interrupts disabled
+/// (`raw_spin_lock_irqsave`). Create one with [`new_raw_spinlock_irq!`].
+pub type RawSpinLockIrq<T> = Lock<T, RawSpinLockIrqBackend>;
+
+/// Creates a [`RawSpinLockIrq`] initialiser with a lock class of its own.
+#[macro_export]
+macro_rules! new_raw_spinlock_irq {
+    ($inner:expr, $name:literal) => {
+        $crate::pmu::sync::RawSpinLockIrq::new(
+            $inner,
+            kernel::c_str!($name),
+            kernel::static_lock_class!(),
+        )
+    };
+}
+#[allow(unused_imports)]
+pub use new_raw_spinlock_irq;
+
+/// The [`Backend`] of [`RawSpinLockIrq`].
+pub struct RawSpinLockIrqBackend;
+
+// SAFETY: `raw_spin_lock_irqsave` provides mutual exclusion; the saved flags
+// are restored by the matching unlock; `relock` uses the default
+// implementation, which calls `lock` again.
+unsafe impl Backend for RawSpinLockIrqBackend {
+    type State = bindings::raw_spinlock;
+    type GuardState = c_ulong;
+
+    unsafe fn init(
+        ptr: *mut Self::State,
+        name: *const c_char,
+        key: *mut kernel::bindings::lock_class_key,
+    ) {
+        // SAFETY: The caller guarantees `ptr` is valid for writes and `name`
+        // and `key` live forever.
+        unsafe { bindings::rpmu_raw_spin_lock_init(ptr, name, key.cast()) }
+    }
+
+    unsafe fn lock(ptr: *mut Self::State) -> Self::GuardState {
+        // SAFETY: The caller guarantees `ptr` is an initialised lock.
+        unsafe { bindings::rpmu_raw_spin_lock_irqsave(ptr) }
+    }
+
+    unsafe fn try_lock(ptr: *mut Self::State) -> Option<Self::GuardState> {
+        let mut flags = 0;
+        // SAFETY: The caller guarantees `ptr` is an initialised lock.
+        let taken = unsafe { bindings::rpmu_raw_spin_trylock_irqsave(ptr, &mut flags) };
+        taken.then_some(flags)
+    }
+
+    unsafe fn unlock(ptr: *mut Self::State, guard_state: &Self::GuardState) {
+        // SAFETY: The caller owns the lock, taken by `lock`/`try_lock`, which
+        // returned `guard_state`.
+        unsafe { bindings::rpmu_raw_spin_unlock_irqrestore(ptr, *guard_state) }
+    }
+
+    unsafe fn assert_is_held(ptr: *mut Self::State) {
+        // SAFETY: The caller guarantees `ptr` is an initialised lock.
+        unsafe { bindings::rpmu_raw_spin_assert_held(ptr) }
+    }
+}

@@ -1,0 +1,64 @@
+# xgene_pmu.ko (ours) on the simulated X-Gene silicon: probe, sysfs against the
+# JSON tables, the perf_event_open contract, module lifetime and leaks.
+# The upstream C driver is kept out of this boot (initcall_blacklist).
+M=/lib/modules/rpmu
+D=/sys/bus/event_source/devices
+
+ok "insmod xgene_pmu.ko" insmod $M/xgene_pmu.ko
+kunit_save xgene_pmu
+dmesg | grep -i "xgene" | tail -n 12
+
+pmus=$(cd $D && ls -d l3c* iob* mcb* mc[0-9]* 2>/dev/null | tr '\n' ' ')
+echo "registered: $pmus"
+ok "PMUs registered (l3c, iob, mcb, mc)" sh -c "ls -d $D/l3c0 $D/iob0 $D/mcb0 $D/mc0"
+
+# sysfs: every PMU's events = the JSON table of its type; format files as
+# upstream; cpumask one online CPU.
+for pmu in $pmus; do
+	t=$(echo "$pmu" | sed 's/[0-9]*$//')
+	for f in $D/$pmu/events/*; do
+		v=$(sed -n 's/^config=\(0x[0-9a-f]*\)$/\1/p' "$f")
+		echo "$t ${f##*/} $((v))"
+	done | sort >/tmp/ev-$pmu.txt
+	grep "^$t " /t/xgene-events-v1v2.txt | sort >/tmp/json-$t.txt
+	ok "$pmu: events = JSON $t table ($(wc -l </tmp/json-$t.txt) events)" cmp /tmp/json-$t.txt /tmp/ev-$pmu.txt
+	ok "$pmu: cpumask = 0 (the first online CPU owns the device)" test "$(cat $D/$pmu/cpumask)" = 0
+done
+ok "format l3c0: l3c_eventid config:0-7, l3c_agentid config1:0-9" \
+	test "$(cat $D/l3c0/format/l3c_eventid) $(cat $D/l3c0/format/l3c_agentid)" = "config:0-7 config1:0-9"
+ok "format iob0: iob_agentid config1:0-63" test "$(cat $D/iob0/format/iob_agentid)" = config1:0-63
+ok "format mc0: only mc_eventid config:0-28" test "$(ls $D/mc0/format) $(cat $D/mc0/format/mc_eventid)" = "mc_eventid config:0-28"
+perf list 2>/dev/null | grep -c "l3c0/" >/tmp/n.txt
+ok "perf list shows the l3c0 events ($(cat /tmp/n.txt))" test "$(cat /tmp/n.txt)" -ge 14
+
+/t/pmu_open uncore-table l3c0 mcb0 >/tmp/uncore.out 2>&1
+ktap_cases </tmp/uncore.out
+ok "mc0 refuses config1 (no agent filter)" sh -c \
+	'! perf stat -a -e mc0/act-cmd-sent,config1=0x1/ -- true'
+ok "mc0 counts with config1=0" perf stat -a -e mc0/act-cmd-sent/ -- true
+
+/t/pmu_open hold-count l3c0 0x3 0 30 >/tmp/hold.out 2>&1 &
+holder=$!
+for _ in 1 2 3 4 5 6 7 8 9 10; do grep -q holding /tmp/hold.out && break; sleep 0.2; done
+ok "rmmod refused while an event is open" sh -c '! rmmod xgene_pmu && grep -q "^xgene_pmu " /proc/modules'
+kill $holder
+wait $holder 2>/dev/null
+ok "rmmod with no event open" rmmod xgene_pmu
+ok "PMUs gone after rmmod" test ! -e $D/l3c0
+
+K=/sys/kernel/debug/kmemleak
+cycle() {
+	insmod $M/xgene_pmu.ko && perf stat -a -e l3c0/read-miss/,mc0/act-cmd-sent/ -- true >/dev/null 2>&1 &&
+		rmmod xgene_pmu
+}
+ok "kmemleak available (CONFIG_DEBUG_KMEMLEAK)" test -w $K
+cycle
+echo clear >$K
+i=0
+while [ $i -lt 10 ] && cycle; do i=$((i + 1)); done
+ok "10 insmod/perf stat/rmmod cycles" test $i = 10
+sleep 6
+echo scan >$K
+cat $K >/tmp/leaks.txt
+ok "kmemleak: no leaks after the cycles" test ! -s /tmp/leaks.txt
+head -n 30 /tmp/leaks.txt
