@@ -22,13 +22,7 @@ use core::{
     marker::PhantomPinned,
     ptr::NonNull,
 };
-use kernel::{
-    device,
-    device::property::FwNode,
-    error::to_result,
-    prelude::*,
-    str::CStr,
-};
+use kernel::{device, device::property::FwNode, error::to_result, prelude::*, str::CStr};
 
 /// A physical memory window (`struct resource` of type `IORESOURCE_MEM`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,9 +57,12 @@ impl MemWindow {
             if mem {
                 if n == index {
                     let size = res.size();
+                    // `PhysAddr`/`ResourceSize` are 32-bit on some
+                    // architectures; the conversion is a no-op on arm64.
+                    #[allow(clippy::useless_conversion)]
                     return (size > 0).then(|| Self {
-                        start: res.start() as u64,
-                        size: size as u64,
+                        start: u64::from(res.start()),
+                        size: u64::from(size),
                     });
                 }
                 n += 1;
@@ -125,10 +122,7 @@ impl Mmio {
 
     fn addr(&self, offset: usize) -> Option<*mut c_void> {
         if offset % 4 != 0 || offset.checked_add(4).is_none_or(|end| end > self.size) {
-            if !self
-                .complained
-                .xchg(true, kernel::sync::atomic::Relaxed)
-            {
+            if !self.complained.xchg(true, kernel::sync::atomic::Relaxed) {
                 pr_err!(
                     "MMIO access at offset {:#x} outside the {:#x}-byte window at {:#x} refused\n",
                     offset,
@@ -200,9 +194,7 @@ impl<'a> ChildNode<'a> {
 
     /// Whether a DT node has `compat` in its `compatible` list.
     pub fn is_compatible(&self, compat: &CStr) -> bool {
-        self.0
-            .property_match_string(c"compatible", compat)
-            .is_ok()
+        self.0.property_match_string(c"compatible", compat).is_ok()
     }
 
     /// The ACPI `_HID` of an ACPI device node.
@@ -388,13 +380,14 @@ impl<T: IrqHandler> IrqRegistration<T> {
     pub fn handler(&self) -> &T {
         &self.handler
     }
-
 }
 
 #[pinned_drop]
 impl<T: IrqHandler> PinnedDrop for IrqRegistration<T> {
     fn drop(self: Pin<&mut Self>) {
-        let cookie = core::ptr::from_ref::<Self>(&self).cast_mut().cast::<c_void>();
+        let cookie = core::ptr::from_ref::<Self>(&self)
+            .cast_mut()
+            .cast::<c_void>();
         // SAFETY: By the type invariant the IRQ is requested with this
         // cookie; `free_irq` waits for a running handler to finish, so the
         // handler is not running once the memory goes away.
@@ -407,7 +400,10 @@ impl<T: IrqHandler> PinnedDrop for IrqRegistration<T> {
 /// # Safety
 ///
 /// `cookie` must be the pinned `IrqRegistration<T>` passed to `request_irq`.
-unsafe extern "C" fn trampoline<T: IrqHandler>(irq: c_int, cookie: *mut c_void) -> bindings::irqreturn {
+unsafe extern "C" fn trampoline<T: IrqHandler>(
+    irq: c_int,
+    cookie: *mut c_void,
+) -> bindings::irqreturn {
     // SAFETY: Guaranteed by the caller; the registration outlives the
     // handler (see `PinnedDrop`).
     let this = unsafe { &*cookie.cast::<IrqRegistration<T>>() };

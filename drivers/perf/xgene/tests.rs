@@ -45,14 +45,26 @@ fn formats_match() -> bool {
             };
             let got = groups[0].attrs;
             if got.len() != want.len() {
-                pr_err!("{:?}/{:?}: {} format files, want {}\n", t, v, got.len(), want.len());
+                pr_err!(
+                    "{:?}/{:?}: {} format files, want {}\n",
+                    t,
+                    v,
+                    got.len(),
+                    want.len()
+                );
                 return false;
             }
             for ((name, val), f) in got.iter().zip(want) {
                 let same = name.to_str() == Ok(f.name)
                     && fixed(val).and_then(|s| s.to_str().ok()) == Some(f.spec);
                 if !same {
-                    pr_err!("{:?}/{:?}: format {:?} differs from {}\n", t, v, name, f.name);
+                    pr_err!(
+                        "{:?}/{:?}: format {:?} differs from {}\n",
+                        t,
+                        v,
+                        name,
+                        f.name
+                    );
                     return false;
                 }
             }
@@ -65,10 +77,18 @@ fn formats_match() -> bool {
 fn config_spec(code: u64, buf: &mut [u8; 24]) -> usize {
     let prefix = b"config=0x";
     buf[..prefix.len()].copy_from_slice(prefix);
-    let digits = if code == 0 { 1 } else { (64 - code.leading_zeros() as usize).div_ceil(4) };
+    let digits = if code == 0 {
+        1
+    } else {
+        (64 - code.leading_zeros() as usize).div_ceil(4)
+    };
     for i in 0..digits {
         let nib = ((code >> (4 * (digits - 1 - i))) & 0xf) as u8;
-        buf[prefix.len() + i] = if nib < 10 { b'0' + nib } else { b'a' + nib - 10 };
+        buf[prefix.len() + i] = if nib < 10 {
+            b'0' + nib
+        } else {
+            b'a' + nib - 10
+        };
     }
     prefix.len() + digits
 }
@@ -84,7 +104,13 @@ fn events_match() -> bool {
             let got = groups[1].attrs;
             let want = events::events(t, v);
             if got.len() != want.len() || want.is_empty() {
-                pr_err!("{:?}/{:?}: {} event files, want {}\n", t, v, got.len(), want.len());
+                pr_err!(
+                    "{:?}/{:?}: {} event files, want {}\n",
+                    t,
+                    v,
+                    got.len(),
+                    want.len()
+                );
                 return false;
             }
             for ((name, val), e) in got.iter().zip(want) {
@@ -92,7 +118,13 @@ fn events_match() -> bool {
                 let n = config_spec(u64::from(e.code), &mut buf);
                 let spec = fixed(val).map(|s| s.to_bytes());
                 if name.to_str() != Ok(e.name) || spec != Some(&buf[..n]) {
-                    pr_err!("{:?}/{:?}: event {:?} differs from {}\n", t, v, name, e.name);
+                    pr_err!(
+                        "{:?}/{:?}: event {:?} differs from {}\n",
+                        t,
+                        v,
+                        name,
+                        e.name
+                    );
                     return false;
                 }
             }

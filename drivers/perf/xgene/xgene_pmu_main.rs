@@ -67,11 +67,11 @@ use logic::{
     discover::{self, ActiveMasks},
     hw::{regs, Layout, PmuType, Version},
 };
+use pmu::sync::RawSpinLockIrq;
 use pmu::{
     attrs::AttrValue, hotplug, AttrGroup, Capabilities, Event, EventInit, Flags, PmuDriver,
     Registration, SysfsWriter, TaskContext,
 };
-use pmu::sync::RawSpinLockIrq;
 use soc::{ChildNode, IrqFlags, IrqHandler, IrqRegistration, IrqReturn, MemWindow, Mmio, Syscon};
 
 kernel::module_platform_driver! {
@@ -166,7 +166,11 @@ impl Child {
 
     fn set_global_enable(&self, on: bool) {
         let pmcr = self.regs.read32(regs::PMCR) & !regs::PMCR_P;
-        let new = if on { pmcr | regs::PMCR_E } else { pmcr & !regs::PMCR_E };
+        let new = if on {
+            pmcr | regs::PMCR_E
+        } else {
+            pmcr & !regs::PMCR_E
+        };
         if new != pmcr {
             self.regs.write32(regs::PMCR, new);
         }
@@ -299,15 +303,16 @@ impl PmuDriver for Child {
             pr_warn!("per-task events are not supported: open the event on a CPU\n");
             return Err(EINVAL);
         }
-        let prog = config::decode(self.ty, self.version, ev.config(), ev.config1()).map_err(|e| {
-            pr_warn!(
-                "config {:#x} config1 {:#x} refused: {}\n",
-                ev.config(),
-                ev.config1(),
-                e.reason()
-            );
-            EINVAL
-        })?;
+        let prog =
+            config::decode(self.ty, self.version, ev.config(), ev.config1()).map_err(|e| {
+                pr_warn!(
+                    "config {:#x} config1 {:#x} refused: {}\n",
+                    ev.config(),
+                    ev.config1(),
+                    e.reason()
+                );
+                EINVAL
+            })?;
 
         // A group must be schedulable as a whole: same PMU (or software
         // events), enough counters, one agent mask per sub-block.
@@ -464,9 +469,27 @@ macro_rules! format_table {
 
 // The sysfs `format` files, as the upstream driver has always shown them
 // (KUnit checks them against logic::events::formats).
-format_table!(FMT_L3C_V12, [(c"l3c_eventid", c"config:0-7"), (c"l3c_agentid", c"config1:0-9")]);
-format_table!(FMT_IOB_V12, [(c"iob_eventid", c"config:0-7"), (c"iob_agentid", c"config1:0-63")]);
-format_table!(FMT_MCB_V12, [(c"mcb_eventid", c"config:0-5"), (c"mcb_agentid", c"config1:0-9")]);
+format_table!(
+    FMT_L3C_V12,
+    [
+        (c"l3c_eventid", c"config:0-7"),
+        (c"l3c_agentid", c"config1:0-9")
+    ]
+);
+format_table!(
+    FMT_IOB_V12,
+    [
+        (c"iob_eventid", c"config:0-7"),
+        (c"iob_agentid", c"config1:0-63")
+    ]
+);
+format_table!(
+    FMT_MCB_V12,
+    [
+        (c"mcb_eventid", c"config:0-5"),
+        (c"mcb_agentid", c"config1:0-9")
+    ]
+);
 format_table!(FMT_MC_V12, [(c"mc_eventid", c"config:0-28")]);
 format_table!(FMT_L3C_V3, [(c"l3c_eventid", c"config:0-39")]);
 format_table!(FMT_IOB_V3, [(c"iob_eventid", c"config:0-47")]);
@@ -627,7 +650,11 @@ kernel::acpi_device_table!(
 );
 
 /// Reads the active MCB/MC/L3C masks from the CSW and MCB registers.
-fn discover(pdev: &platform::Device<device::Core<'_>>, v: Version, of: bool) -> Result<ActiveMasks> {
+fn discover(
+    pdev: &platform::Device<device::Core<'_>>,
+    v: Version,
+    of: bool,
+) -> Result<ActiveMasks> {
     let dev: &device::Device = pdev.as_ref();
     if of {
         if v == Version::V3 {
@@ -689,14 +716,22 @@ fn add_child(
     };
     let bit = node.read_u32(c"enable-bit-index").unwrap_or(0);
     if bit > 31 {
-        pr_warn!("{}: enable-bit-index {} out of range 0-31, skipped\n", node.name(), bit);
+        pr_warn!(
+            "{}: enable-bit-index {} out of range 0-31, skipped\n",
+            node.name(),
+            bit
+        );
         return Ok(());
     }
     if !masks.is_active(ty, bit) {
         return Ok(());
     }
     let Some(groups) = attr_groups(ty, v) else {
-        pr_warn!("{}: {} is not a block of this PMU version, skipped\n", node.name(), ty.prefix());
+        pr_warn!(
+            "{}: {} is not a block of this PMU version, skipped\n",
+            node.name(),
+            ty.prefix()
+        );
         return Ok(());
     };
     let window = node.mem_window().inspect_err(|e| {
@@ -707,7 +742,12 @@ fn add_child(
     let name = CString::try_from_fmt(fmt!("{}{}", ty.prefix(), bit))?;
     let child = Child::new(ty, v, regs, owner.clone());
     let reg = Registration::new_with(this_module(), &name, child, groups).inspect_err(|e| {
-        pr_warn!("{}: registering PMU {} failed: {:?}\n", node.name(), &*name, e);
+        pr_warn!(
+            "{}: registering PMU {} failed: {:?}\n",
+            node.name(),
+            &*name,
+            e
+        );
     })?;
     pr_info!("{}: PMU {} at {:#x}\n", node.name(), &*name, window.start);
     pmus.push(reg, GFP_KERNEL)?;
@@ -719,10 +759,11 @@ impl XgenePmuDevice {
         let dev: &device::Device = pdev.as_ref();
         let fwnode = dev.fwnode().ok_or(ENODEV)?;
         let of = ChildNode::new(fwnode).is_of();
-        let pcp_win = MemWindow::of_platform(pdev, logic::acpi::TOP_RES_PCP as u32).ok_or_else(|| {
-            dev_err!(dev, "no register window\n");
-            ENODEV
-        })?;
+        let pcp_win =
+            MemWindow::of_platform(pdev, logic::acpi::TOP_RES_PCP as u32).ok_or_else(|| {
+                dev_err!(dev, "no register window\n");
+                ENODEV
+            })?;
         let pcp = Mmio::map(pcp_win)?;
         let irq = pdev.irq_by_index(0)?.irq();
 
@@ -810,4 +851,3 @@ impl platform::Driver for XgenePmuDriver {
         XgenePmuDevice::probe(pdev, v)
     }
 }
-

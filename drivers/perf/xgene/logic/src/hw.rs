@@ -93,6 +93,7 @@ impl Version {
 
 /// How a sub-block's overflow status is acknowledged.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[allow(clippy::enum_variant_names)]
 pub enum OvsClear {
     /// v1: write 0 to PMOVSR.
     WriteZero,

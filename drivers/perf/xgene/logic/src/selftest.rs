@@ -356,8 +356,7 @@ pub static CASES: &[Case] = &[
             && config::decode(L3c, V1, 0xFF, 0x3FF) == prog(0xFF, Some(0xFFFF_FC00), None)
             && config::decode(L3c, V2, 0x100, 0) == Err(ConfigError::EventBits)
             && config::decode(L3c, V2, 0, 0x400) == Err(ConfigError::AgentBits)
-            && config::decode(L3c, V2, 3, 0xFFFF_FFFF_FFFF_FFFE)
-                == prog(3, Some(0x0000_0001), None)
+            && config::decode(L3c, V2, 3, 0xFFFF_FFFF_FFFF_FFFE) == prog(3, Some(0x0000_0001), None)
             && config::decode(L3c, V2, 3, 0xFFFF_FFFF_FFFF_FC00 | 0x3F7)
                 == prog(3, Some(0x0000_0008), None)
     }),
