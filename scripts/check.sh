@@ -42,9 +42,16 @@ python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-cref.log build
 # the simulated v2 PMU (device tree from tools/testing/xgene/).
 log "guest arm64: X-Gene event tables vs the C xgene_pmu on simulated v2 silicon"
 "$RPMU_TOP/scripts/kernel.sh" arm64 >/dev/null
-RPMU_DTSI=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi \
+RPMU_C_REFERENCE=1 RPMU_DTSI=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi \
 	"$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_tables build/arm64-xgene.log
 python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene.log build/arm64-xgene
+
+# ... and perf stat end to end on the simulated silicon (xgene_sim.ko), every
+# count against the model's tally, with the C driver as the reference.
+log "guest arm64: perf stat vs the simulated X-Gene silicon, C xgene_pmu (reference)"
+RPMU_C_REFERENCE=1 RPMU_DTSI=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi \
+	"$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_stat build/arm64-xgene-cref.log
+python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-cref.log build/arm64-xgene-cref --reference
 
 passed=0 failed=0
 for f in build/*.counts; do

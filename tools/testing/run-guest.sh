@@ -70,15 +70,28 @@ done
 find "$top/build/modules" -name '*.ko' -exec cp {} "$work/root/lib/modules/rpmu/" \;
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 
-# The pseries kernel carries the upstream C vpa-dtl as a reference; keep it
-# out of the way unless a run asks for it (RPMU_C_REFERENCE=1).
+# The test kernels carry upstream C drivers as references (pseries: vpa-dtl;
+# arm64: xgene_pmu, built in); keep them out of the way unless a run asks for
+# them (RPMU_C_REFERENCE=1). A reference run tells the guest scripts so
+# through init's environment (kernel command line words with '=' and no '.').
 ref=
-[ "$guest" = ppc64le ] && [ "${RPMU_C_REFERENCE:-0}" != 1 ] && ref=initcall_blacklist=vpa_dtl_init
+if [ "${RPMU_C_REFERENCE:-0}" != 1 ]; then
+	[ "$guest" = ppc64le ] && ref=initcall_blacklist=vpa_dtl_init
+	[ "$guest" = arm64 ] && ref=initcall_blacklist=xgene_pmu_driver_init
+elif [ "$guest" = arm64 ]; then
+	ref="XGENE_DRIVER=builtin XGENE_REFERENCE=1"
+fi
 # arm64: optionally boot with QEMU virt's device tree extended by a fragment
 # (RPMU_DTSI, e.g. tools/testing/xgene/xgene-v2.dtsi: simulated X-Gene PMU).
 if [ "$guest" = arm64 ] && [ -n "${RPMU_DTSI:-}" ]; then
 	"$top/tools/testing/xgene/make-dtb.sh" "$RPMU_DTSI" "$work/guest.dtb" "${qemu[@]:1}"
 	qemu+=(-dtb "$work/guest.dtb")
+	# The X-Gene discovery registers' reset values, in guest RAM before the
+	# kernel starts (a built-in driver reads them at boot).
+	if grep -q 'apm,xgene-pmu' "$RPMU_DTSI"; then
+		regs=$(python3 "$top/tools/testing/xgene/make-regs.py" "$work/guest.dtb" "$work/xgene-regs.bin")
+		qemu+=(-device "loader,file=$work/xgene-regs.bin,addr=$regs,force-raw=on")
+	fi
 fi
 
 cmdline="console=$console rpmu.plan=$plan panic=-1 $ref $extra"

@@ -1,0 +1,212 @@
+# End-to-end: stock `perf stat` on the X-Gene uncore PMUs, driven by the
+# simulated silicon (xgene_sim.ko), every count checked against the model's
+# exact tally of what it added.
+#
+# The driver under test comes from the environment (kernel command line):
+#   XGENE_DRIVER=builtin   already bound at boot (the upstream C reference)
+#   XGENE_DRIVER=<path.ko> insmod'ed here (default /lib/modules/rpmu/xgene_pmu.ko;
+#                          the cases are skipped if it does not exist)
+#   XGENE_REFERENCE=1      a reference run: the time-accounting cases (count
+#                          advanced for as long as perf says the event ran) are
+#                          reported as DIFF lines, not asserted.
+# Nothing here depends on which driver it is.
+M=/lib/modules/rpmu
+D=/sys/bus/event_source/devices
+X=/sys/kernel/debug/xgene_sim
+XDRV=${XGENE_DRIVER:-$M/xgene_pmu.ko}
+PERF_T=60
+
+xg_skip() { _case ok "$1 # SKIP $2"; }
+# xg_num STRING: a decimal number (perf prints "<not counted>" otherwise).
+xg_num() { case $1 in '' | *[!0-9]*) return 1 ;; esac; }
+
+# How many times the PMU interrupt was handled, all CPUs (the columns of
+# /proc/interrupts are the online CPUs, as its header says).
+xg_irqs() {
+	awk -v irq="$(xg_stat irq):" 'NR == 1 { n = NF } $1 == irq { s = 0; for (i = 2; i <= n + 1; i++) s += $i; print s }' /proc/interrupts
+}
+xg_stat() { awk -v k="$1" '$1 == k { print $2 }' $X/stats; }
+
+# xg_key PMU EVENT [CONFIG1]: the tally key the model should count an event
+# under: "pmu 0xcode pmamr0 pmamr1", masks as the agents the PMU has (model's
+# pmus file) left enabled by config1 (a set config1 bit excludes an agent).
+xg_key() {
+	v=$(sed -n 's/^config=\(0x[0-9a-fA-F]*\).*/\1/p' "$D/$1/events/$2")
+	h=${3:-0x0}
+	h=${h#0x}
+	while [ ${#h} -lt 16 ]; do h=0$h; done
+	hi=$((0x${h%????????})) lo=$((0x${h#????????}))
+	# shellcheck disable=SC2046 # two fields
+	set -- "$1" $(awk -v p="$1" '$1 == p { print $6, $7 }' $X/pmus) "$v"
+	printf '%s 0x%x' "$1" "$(($4))"
+	if [ "$2" -gt 0 ]; then printf ' 0x%x' $((~lo & ((1 << $2) - 1))); else printf ' -'; fi
+	if [ "$3" -gt 0 ]; then printf ' 0x%x' $((~hi & ((1 << $3) - 1))); else printf ' -'; fi
+	echo
+}
+
+# xg_tally KEY FIELD: count (5) / periods (6) / sessions (7) of a tally key.
+xg_tally() { awk -v k="$1" -v f="$2" '$1 " " $2 " " $3 " " $4 == k { print $f }' $X/tally; }
+
+# xg_stat_run NAME SEP SECONDS "SPEC..." : perf stat -a on the events (each
+# SPEC is pmu/event[,config1=X]/), raw counts; results in /tmp/NAME.csv.
+xg_stat_run() {
+	name=$1 sep=$2 secs=$3 specs=$4
+	evs=$(echo $specs | tr ' ' ',')
+	timeout $PERF_T perf stat -a -x"$sep" --no-scale -o /tmp/$name.csv -e "$evs" sleep "$secs" \
+		>/tmp/$name.out 2>&1
+}
+
+# xg_check NAME SEP "SPEC..." [rate]: one case per event: perf's count is the
+# model's tally of its key exactly, and > 0; with "rate", one more: the
+# counter advanced for as long as perf says the event ran (periods the model
+# counted it vs run time).
+xg_check() {
+	name=$1 sep=$2 specs=$3 rate=${4:-}
+	grep -v '^#' /tmp/$name.csv | grep -v '^$' >/tmp/$name.lines
+	sed 's/^/      | /' /tmp/$name.lines
+	i=0
+	for spec in $specs; do
+		i=$((i + 1))
+		pmu=${spec%%/*}
+		ev=${spec#*/}
+		ev=${ev%/}
+		c1=
+		case $ev in *,config1=*) c1=${ev#*,config1=} ev=${ev%%,*} ;; esac
+		key=$(xg_key "$pmu" "$ev" "$c1")
+		line=$(sed -n "${i}p" /tmp/$name.lines)
+		count=$(echo "$line" | cut -d"$sep" -f1)
+		run=$(echo "$line" | cut -d"$sep" -f4)
+		pct=$(echo "$line" | cut -d"$sep" -f5)
+		tally=$(xg_tally "$key" 5)
+		periods=$(xg_tally "$key" 6)
+		echo "      | $spec: perf $count (ran ${pct}%, $run ns), tally [$key] count $tally periods $periods sessions $(xg_tally "$key" 7)"
+		if xg_num "$count" && [ "$count" = "$tally" ] && [ "$count" != 0 ]; then
+			_case ok "$name: $spec count $count = model tally"
+		else
+			_case "not ok" "$name: $spec count '$count' = model tally '$tally'"
+		fi
+		[ "$rate" = rate ] || continue
+		ratio=$(awk -v p="${periods:-0}" -v r="${run:-0}" -v ns="$(xg_stat period_ns)" \
+			'BEGIN { if (r > 0) printf "%.3f", p * ns / r; else print 0 }')
+		if awk -v x="$ratio" 'BEGIN { exit !(x >= 0.9 && x <= 1.1) }'; then
+			_case ok "$name: $spec counted for the time it ran (periods*period/run = $ratio)"
+		elif [ "${XGENE_REFERENCE:-0}" = 1 ]; then
+			echo "DIFF $name: $spec counted for $ratio of the time perf says it ran (periods $periods, run $run ns)"
+		else
+			_case "not ok" "$name: $spec counted for the time it ran (periods*period/run = $ratio)"
+		fi
+	done
+}
+
+xg_reset() { echo 0 >$X/tally; }
+
+# --- the simulated silicon and the driver ----------------------------------
+ok "insmod xgene_sim.ko" timeout 30 insmod $M/xgene_sim.ko
+kunit_save xgene_sim_model
+dmesg | grep "xgene_sim:" | sed 's/^/      | /'
+ok "model found the simulated PMU and its children" sh -c "test -r $X/tally && test \$(grep -vc '^#' $X/pmus) -gt 0"
+cat $X/pmus | sed 's/^/      | /'
+
+drv=
+case $XDRV in
+builtin) drv=builtin ;;
+*)
+	if [ -e "$XDRV" ]; then
+		ok "insmod ${XDRV##*/}" timeout 30 insmod "$XDRV" && drv=module
+	else
+		xg_skip "driver under test" "$XDRV not built yet"
+	fi
+	;;
+esac
+echo "# driver under test: $XDRV"
+
+if [ -n "$drv" ]; then
+	pmus=$(awk '!/^#/ { print $1 }' $X/pmus | tr '\n' ' ')
+	ok "every simulated PMU is registered ($pmus)" sh -c "for p in $pmus; do test -d $D/\$p/events || exit 1; done"
+
+	# 1. Two PMUs at once.
+	xg_reset
+	specs="l3c0/read-miss/ mcb1/csw-write-request/"
+	xg_stat_run basic , 1 "$specs"
+	xg_check basic , "$specs" rate
+	base_key=$(xg_key l3c0 read-miss)
+	base=$(awk -v c="$(xg_tally "$base_key" 5)" -v p="$(xg_tally "$base_key" 6)" -v s="$(xg_stat scale)" \
+		'BEGIN { if (p > 0) printf "%d", c / p / s; else print 0 }')
+
+	# 2. Agent filters: config1 bits exclude agents.
+	xg_reset
+	specs="l3c0/read-miss,config1=0xfffffffffffffffe/"
+	xg_stat_run agent0 ';' 1 "$specs"
+	xg_check agent0 ';' "$specs"
+	xg_reset
+	specs="iob0/axi0-read,config1=0xfffffeffffffffff/"
+	xg_stat_run iob_agent40 ';' 1 "$specs"
+	xg_check iob_agent40 ';' "$specs"
+
+	# 3. Past the 32-bit wrap: scale so that ~1.5 * 2^32 are added in 3 s.
+	xg_reset
+	scale=$(awk -v b="$base" -v ns="$(xg_stat period_ns)" \
+		'BEGIN { if (b > 0) printf "%d", 1.5 * 4294967296 / (3e9 / ns) / b + 1; else print 1 }')
+	echo "$scale" >$X/scale
+	i0=$(xg_irqs) o0=$(xg_stat overflows)
+	specs="l3c0/read-miss/"
+	xg_stat_run wrap ';' 3 "$specs"
+	echo 1 >$X/scale
+	i1=$(xg_irqs) o1=$(xg_stat overflows)
+	echo "      | scale $scale: model overflows $o0 -> $o1, PMU interrupts $i0 -> $i1"
+	xg_check wrap ';' "$specs" rate
+	wrapped=$(cut -d';' -f1 /tmp/wrap.lines | head -n 1)
+	xg_num "$wrapped" || wrapped=0
+	ok "wrap: count $wrapped > 2^32" test $((wrapped > 4294967296)) = 1
+	ok "wrap: overflow interrupts taken ($((i1 - i0)) for $((o1 - o0)) model overflows)" \
+		test $((i1 - i0)) -ge 1 -a $((o1 - o0)) -ge 1
+
+	# 4. The owning CPU goes offline mid-run: events follow the cpumask.
+	xg_reset
+	own=$(cat $D/l3c0/cpumask)
+	specs="l3c0/read-miss/ mc1/rd-cmd-sent/"
+	if [ -w /sys/devices/system/cpu/cpu$own/online ]; then
+		xg_stat_run hotplug ';' 3 "$specs" &
+		pid=$!
+		sleep 1
+		echo 0 >/sys/devices/system/cpu/cpu$own/online
+		moved=$(cat $D/l3c0/cpumask)
+		wait $pid
+		echo 1 >/sys/devices/system/cpu/cpu$own/online
+		ok "hotplug: cpumask moved off CPU$own (now '$moved')" test -n "$moved" -a "$moved" != "$own"
+		xg_check hotplug ';' "$specs" rate
+	else
+		xg_skip "hotplug: offline CPU$own" "not hotpluggable"
+	fi
+
+	# 5. More events than counters on one PMU: perf multiplexes.
+	xg_reset
+	n=$(awk '$1 == "l3c0" { print $4 }' $X/pmus)
+	specs=$(ls $D/l3c0/events | head -n $((n + 2)) | sed 's,.*,l3c0/&/,' | tr '\n' ' ')
+	mux=$D/l3c0/perf_event_mux_interval_ms
+	mux0=$(cat $mux)
+	echo 50 >$mux # fewer sessions to log than at the default rate
+	xg_stat_run mux ';' 2 "$specs"
+	echo "$mux0" >$mux
+	xg_check mux ';' "$specs" rate
+	ok "mux: perf multiplexed ($((n + 2)) events, $n counters)" sh -c "cut -d';' -f5 /tmp/mux.lines | grep -qv '^100'"
+
+	# 6. Two perf sessions on one PMU, the shorter ending first: the longer
+	#    one must keep counting.
+	xg_reset
+	xg_stat_run long ';' 3 "l3c0/read-miss/" &
+	pid=$!
+	sleep 1
+	xg_stat_run short ';' 1 "l3c0/read-hit/"
+	wait $pid
+	xg_check short ';' "l3c0/read-hit/" rate
+	xg_check long ';' "l3c0/read-miss/" rate
+
+	echo "# model stats:"
+	sed 's/^/      | /' $X/stats
+	if [ "$drv" = module ]; then
+		m=${XDRV##*/}
+		ok "rmmod ${m%.ko}" timeout 30 rmmod "${m%.ko}"
+	fi
+fi
+ok "rmmod xgene_sim" timeout 30 rmmod xgene_sim

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "../../../rust/helpers/rpmu_helpers.c"
+
+#include <linux/interrupt.h>
+#include <linux/io.h>
+#include <linux/irq.h>
+#include <linux/of.h>
+#include <linux/of_address.h>
+#include <linux/of_irq.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <linux/vmalloc.h>
+
+#include "xgene_sim_helpers.h"
+
+struct device_node *xgsim_of_find_compatible(struct device_node *from, const char *compat)
+{
+	return of_find_compatible_node(from, NULL, compat);
+}
+
+bool xgsim_of_is_compatible(struct device_node *np, const char *compat)
+{
+	return of_device_is_compatible(np, compat) > 0;
+}
+
+struct device_node *xgsim_of_next_available_child(struct device_node *np,
+						  struct device_node *prev)
+{
+	return of_get_next_available_child(np, prev);
+}
+
+struct device_node *xgsim_of_next_child(struct device_node *np, struct device_node *prev)
+{
+	return of_get_next_child(np, prev);
+}
+
+struct device_node *xgsim_of_find_path(const char *path)
+{
+	return of_find_node_by_path(path);
+}
+
+struct device_node *xgsim_of_phandle(struct device_node *np, const char *name)
+{
+	return of_parse_phandle(np, name, 0);
+}
+
+int xgsim_of_reg(struct device_node *np, int idx, u64 *start, u64 *size)
+{
+	struct resource res;
+	int ret = of_address_to_resource(np, idx, &res);
+
+	if (ret)
+		return ret;
+	*start = res.start;
+	*size = resource_size(&res);
+	return 0;
+}
+
+int xgsim_of_u32(struct device_node *np, const char *name, u32 *out)
+{
+	return of_property_read_u32(np, name, out);
+}
+
+bool xgsim_of_bool(struct device_node *np, const char *name)
+{
+	return of_property_read_bool(np, name);
+}
+
+void xgsim_of_put(struct device_node *np)
+{
+	of_node_put(np);
+}
+
+struct device_node *xgsim_of_get(struct device_node *np)
+{
+	return of_node_get(np);
+}
+
+unsigned int xgsim_irq_of_map(struct device_node *np)
+{
+	return irq_of_parse_and_map(np, 0);
+}
+
+int xgsim_irq_raise(unsigned int virq)
+{
+	return irq_set_irqchip_state(virq, IRQCHIP_STATE_PENDING, true);
+}
+
+/* Whether the interrupt is pending or active at the interrupt controller. */
+int xgsim_irq_busy(unsigned int virq, bool *busy)
+{
+	bool pending = false, active = false;
+	int ret = irq_get_irqchip_state(virq, IRQCHIP_STATE_PENDING, &pending);
+
+	if (!ret)
+		ret = irq_get_irqchip_state(virq, IRQCHIP_STATE_ACTIVE, &active);
+	*busy = pending || active;
+	return ret;
+}
+
+void *xgsim_memremap_wb(u64 pa, size_t size)
+{
+	return memremap(pa, size, MEMREMAP_WB);
+}
+
+void xgsim_memunmap(void *va)
+{
+	memunmap(va);
+}
+
+/*
+ * Physical address behind a kernel virtual address from ioremap() (the
+ * vmalloc area), or false if it is not such an address or not mapped.
+ * vmalloc_to_page() is the walk vmalloc_to_pfn() does, with its NULL result
+ * kept visible.
+ */
+bool xgsim_va_to_pa(const void *va, u64 *pa)
+{
+	struct page *page;
+
+	if (!is_vmalloc_addr(va))
+		return false;
+	page = vmalloc_to_page(va);
+	if (!page)
+		return false;
+	*pa = PFN_PHYS(page_to_pfn(page)) + offset_in_page(va);
+	return true;
+}
+
+/* The model's single lock: the register file, the tick and the tally. */
+static DEFINE_RAW_SPINLOCK(xgsim_model_lock);
+
+unsigned long xgsim_lock(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&xgsim_model_lock, flags);
+	return flags;
+}
+
+void xgsim_unlock(unsigned long flags)
+{
+	raw_spin_unlock_irqrestore(&xgsim_model_lock, flags);
+}
+
+int xgsim_cpu(void)
+{
+	return raw_smp_processor_id();
+}
+
+unsigned int xgsim_nr_cpu_ids(void)
+{
+	return nr_cpu_ids;
+}
+
+static struct hrtimer xgsim_timer;
+
+void xgsim_timer_setup(enum hrtimer_restart (*fn)(struct hrtimer *))
+{
+	hrtimer_setup(&xgsim_timer, fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+void xgsim_timer_start(u64 ns)
+{
+	hrtimer_start(&xgsim_timer, ns_to_ktime(ns), HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+void xgsim_timer_cancel(void)
+{
+	hrtimer_cancel(&xgsim_timer);
+}
+
+u64 xgsim_timer_forward(struct hrtimer *timer, u64 ns)
+{
+	return hrtimer_forward_now(timer, ns_to_ktime(ns));
+}
+
+int xgsim_tp_write_register(xgsim_mmio_probe fn)
+{
+	return tracepoint_probe_register(&__tracepoint_rwmmio_write, fn, NULL);
+}
+
+int xgsim_tp_write_unregister(xgsim_mmio_probe fn)
+{
+	return tracepoint_probe_unregister(&__tracepoint_rwmmio_write, fn, NULL);
+}
+
+int xgsim_tp_post_write_register(xgsim_mmio_probe fn)
+{
+	return tracepoint_probe_register(&__tracepoint_rwmmio_post_write, fn, NULL);
+}
+
+int xgsim_tp_post_write_unregister(xgsim_mmio_probe fn)
+{
+	return tracepoint_probe_unregister(&__tracepoint_rwmmio_post_write, fn, NULL);
+}
+
+/*
+ * free_vmap_area_noflush (include/trace/events/vmalloc.h) is not exported;
+ * a built-in tracepoint is found by name instead.
+ */
+static void xgsim_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct tracepoint **found = priv;
+
+	if (!strcmp(tp->name, "free_vmap_area_noflush"))
+		*found = tp;
+}
+
+static struct tracepoint *xgsim_vfree_tp;
+
+int xgsim_tp_vfree_register(xgsim_vfree_probe fn)
+{
+	for_each_kernel_tracepoint(xgsim_tp_match, &xgsim_vfree_tp);
+	if (!xgsim_vfree_tp)
+		return -ENOENT;
+	return tracepoint_probe_register(xgsim_vfree_tp, fn, NULL);
+}
+
+int xgsim_tp_vfree_unregister(xgsim_vfree_probe fn)
+{
+	if (!xgsim_vfree_tp)
+		return -ENOENT;
+	return tracepoint_probe_unregister(xgsim_vfree_tp, fn, NULL);
+}
+
+/*
+ * After unregistering: no probe runs any more once this returns. The plain
+ * RCU grace period also waits for every section with interrupts disabled,
+ * which covers a CPU between the rwmmio_write and rwmmio_post_write probes
+ * (the model lock is held there with interrupts off).
+ */
+void xgsim_tp_sync(void)
+{
+	tracepoint_synchronize_unregister();
+	synchronize_rcu();
+}
