@@ -83,7 +83,8 @@ def main():
     passed = failed = 0
     for case, status in results:
         ok = status == "PASS"
-        print(f"  {'ok    ' if ok else 'FAILED'} {case}")
+        label = "ok    " if ok else "skip  " if status == "SKIP" else "FAILED"
+        print(f"  {label} {case}")
         passed += ok
         failed += not ok and status != "SKIP"
     open(name + ".counts", "w").write(f"{passed} {failed}\n")

@@ -114,7 +114,7 @@ builtin) drv=builtin ;;
 	if [ -e "$XDRV" ]; then
 		ok "insmod ${XDRV##*/}" timeout 30 insmod "$XDRV" && drv=module
 	else
-		xg_skip "driver under test" "$XDRV not built yet"
+		xg_skip "driver under test" "$XDRV absent"
 	fi
 	;;
 esac
@@ -204,8 +204,21 @@ if [ -n "$drv" ]; then
 
 	echo "# model stats:"
 	sed 's/^/      | /' $X/stats
+
+	# 7. The model reloaded under a bound driver adopts the registers as they
+	#    are; a module driver reloaded under the model maps them anew (other
+	#    addresses, the model's translation cache must follow).
+	ok "reload xgene_sim under the bound driver" sh -c "timeout 30 rmmod xgene_sim && timeout 30 insmod $M/xgene_sim.ko"
+	specs="l3c0/read-miss/ mc3/wr-cmd-sent/"
+	xg_stat_run model_reload ';' 1 "$specs"
+	xg_check model_reload ';' "$specs"
 	if [ "$drv" = module ]; then
 		m=${XDRV##*/}
+		ok "reload ${m%.ko} under the model" sh -c "timeout 30 rmmod ${m%.ko} && timeout 30 insmod $XDRV"
+		xg_reset
+		specs="iob0/csw-read-block/ mcb0/csw-write-request/"
+		xg_stat_run driver_reload ';' 1 "$specs"
+		xg_check driver_reload ';' "$specs"
 		ok "rmmod ${m%.ko}" timeout 30 rmmod "${m%.ko}"
 	fi
 fi
