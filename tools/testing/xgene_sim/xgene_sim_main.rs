@@ -180,13 +180,15 @@ struct ModelPage {
 }
 
 /// What a CPU holds between its `rwmmio_write` and `rwmmio_post_write`
-/// probes (interrupts off, so only that CPU touches it).
-#[derive(Default, Clone, Copy)]
+/// probes, interrupts off.
 struct Held {
-    held: bool,
-    addr: usize,
-    flags: usize,
-    target: Option<(Target, usize)>,
+    /// The store's address while this CPU holds the model lock, else 0. Any
+    /// context may read it (it is atomic): non-zero and equal to the address
+    /// of the store being completed means the reader is that store's CPU,
+    /// since a CPU holding the lock runs nothing else until it drops it.
+    addr: Atomic<usize>,
+    /// Written and read only by the slot's CPU while it holds the lock.
+    data: UnsafeCell<(usize, Target, usize)>,
 }
 
 struct Sim {
@@ -195,7 +197,7 @@ struct Sim {
     /// Set under the lock once the registers are adopted.
     ready: Atomic<bool>,
     pages: KVec<ModelPage>,
-    held: [UnsafeCell<Held>; MAX_CPUS],
+    held: [Held; MAX_CPUS],
     cache: [Atomic<usize>; CACHE_SLOTS],
     cache_gen: Atomic<u64>,
     use_cache: bool,
@@ -210,8 +212,8 @@ struct Sim {
     odd_writes: Atomic<u64>,
 }
 
-// SAFETY: `model` is only accessed under the model lock; each `held` slot only
-// by its own CPU with interrupts disabled; the rest is atomics or read-only
+// SAFETY: `model` is only accessed under the model lock; each `held` slot's
+// `data` only by its own CPU with interrupts disabled; the rest is atomics or read-only
 // after init. The raw pointers in `Window` are mappings owned by `Sim`.
 unsafe impl Sync for Sim {}
 // SAFETY: As above.
@@ -283,10 +285,8 @@ impl Sim {
         }
     }
 
-    /// This CPU's slot. Only the running CPU may use its slot, and only with
-    /// interrupts off (between the two write probes).
-    fn held(&self, cpu: usize) -> Option<*mut Held> {
-        self.held.get(cpu).map(UnsafeCell::get)
+    fn held(&self, cpu: usize) -> Option<&Held> {
+        self.held.get(cpu)
     }
 
     fn raise(&self) {
@@ -396,15 +396,12 @@ unsafe extern "C" fn on_write(
     // SAFETY: Reads this CPU's id (interrupts are off).
     let cpu = unsafe { b::xgsim_cpu() } as usize;
     match s.held(cpu) {
-        // SAFETY: Our CPU's slot, with interrupts off.
-        Some(h) => unsafe {
-            *h = Held {
-                held: true,
-                addr: addr as usize,
-                flags,
-                target: Some(target),
-            }
-        },
+        Some(h) => {
+            // SAFETY: Our CPU's slot, written with the lock held and
+            // interrupts off; read back by `on_post_write` on this CPU.
+            unsafe { *h.data.get() = (flags, target.0, target.1) };
+            h.addr.store(addr as usize, Release);
+        }
         None => {
             // Checked against nr_cpu_ids at load; never reached.
             // SAFETY: Taken above.
@@ -427,36 +424,32 @@ unsafe extern "C" fn on_post_write(
     addr: *mut c_void,
 ) {
     let Some(s) = sim() else { return };
-    // Not a model register: `on_write` took nothing.
-    if s.lookup(addr as usize).is_none() {
-        return;
-    }
-    // SAFETY: Reads this CPU's id; `on_write` disabled interrupts for this
-    // store, so we are still on the CPU that took the lock.
+    // SAFETY: Reads the running CPU's id. If this store is a model store, its
+    // `on_write` disabled interrupts, so this is the CPU that took the lock.
+    // Otherwise the id may be stale, which the address check below absorbs.
     let cpu = unsafe { b::xgsim_cpu() } as usize;
     let Some(h) = s.held(cpu) else { return };
-    // SAFETY: Our CPU's slot, interrupts off since `on_write` (only while the
-    // probes are being registered can `on_write` have missed this store; the
-    // slot then says not held).
-    let held = unsafe { *h };
-    if !held.held || held.addr != addr as usize {
+    if h.addr.load(Acquire) != addr as usize || addr.is_null() {
+        // Not a store `on_write` took the lock for (the common case: any
+        // other MMIO in the system).
         return;
     }
-    // SAFETY: As above, interrupts are off.
-    unsafe { (*h).held = false };
+    // SAFETY: Our slot, written by our `on_write`; interrupts are still off.
+    let (flags, target, off) = unsafe { *h.data.get() };
+    h.addr.store(0, Relaxed);
     let mut out = Outcome::default();
     let mut odd = false;
     if s.ready.load(Relaxed) {
         // SAFETY: This CPU holds the model lock (taken in `on_write`).
         let m = unsafe { &mut *s.model.get() };
-        match (held.target, width) {
-            (Some((Target::Child(ci), off)), 32) => m.child_write(ci, off, val as u32, &mut out),
-            (Some((Target::Top, off)), 32) => m.top_write(off, val as u32, &mut out),
+        match (target, width) {
+            (Target::Child(ci), 32) => m.child_write(ci, off, val as u32, &mut out),
+            (Target::Top, 32) => m.top_write(off, val as u32, &mut out),
             _ => odd = true,
         }
     }
     // SAFETY: Taken in `on_write` on this CPU with these flags.
-    unsafe { b::xgsim_unlock(held.flags) };
+    unsafe { b::xgsim_unlock(flags) };
     if odd {
         s.odd_writes.fetch_add(1, Relaxed);
         pr_warn_once!(
@@ -862,12 +855,10 @@ impl kernel::Module for XgeneSim {
                 ready: Atomic::new(false),
                 pages,
                 held: [const {
-                    UnsafeCell::new(Held {
-                        held: false,
-                        addr: 0,
-                        flags: 0,
-                        target: None,
-                    })
+                    Held {
+                        addr: Atomic::new(0),
+                        data: UnsafeCell::new((0, Target::Top, 0)),
+                    }
                 }; MAX_CPUS],
                 cache: [const { Atomic::new(0) }; CACHE_SLOTS],
                 cache_gen: Atomic::new(0),
