@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 #   make demo      the vpa_dtl demo in QEMU pseries (installs what it needs)
+#   make demo-xgene  the X-Gene PMU demo in QEMU virt (arm64), simulated silicon
 #   make check     every test: host, KUnit and end-to-end in QEMU
 #   make modules KDIR=<Rust-enabled 7.x build tree> ARCH=powerpc LLVM=-19
 #                  build the modules against your own kernel
@@ -11,10 +12,13 @@ KDIR ?=
 ARCH ?= powerpc
 LLVM ?= -19
 
-.PHONY: demo check modules modules_clean host-test lint clean
+.PHONY: demo demo-xgene check modules modules_clean host-test lint clean
 
 demo:
 	scripts/demo.sh
+
+demo-xgene:
+	scripts/demo-xgene.sh
 
 check:
 	scripts/check.sh

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make check`: host tests of the no_std logic, lint, then the modules' KUnit
-# suites and the end-to-end tests in QEMU pseries (ppc64le), and the X-Gene
-# event tables against the upstream driver in QEMU virt (arm64). Ends with "N passed, M failed" counting
-# the host, KUnit and end-to-end cases; exits non-zero if any failed.
+# suites and the end-to-end tests: vpa_dtl in QEMU pseries (ppc64le) and the
+# X-Gene PMUs on simulated silicon in QEMU virt (arm64), each next to the
+# upstream C driver. Ends with "N passed, M failed" counting the host, KUnit
+# and end-to-end cases; exits non-zero if any failed.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$RPMU_TOP"
@@ -38,20 +39,44 @@ log "guest ppc64le: the upstream C vpa-dtl on the same simulator (differential)"
 RPMU_C_REFERENCE=1 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_cref build/ppc64le-cref.log
 python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-cref.log build/ppc64le-cref --reference
 
-# arm64: the X-Gene event tables against the upstream C driver, probed on
-# the simulated v2 PMU (device tree from tools/testing/xgene/).
-log "guest arm64: X-Gene event tables vs the C xgene_pmu on simulated v2 silicon"
+# arm64: the X-Gene PMUs on simulated silicon (tools/testing/xgene: device
+# trees, discovery-register reset values; xgene_sim.ko: the register model).
 "$RPMU_TOP/scripts/kernel.sh" arm64 >/dev/null
-RPMU_C_REFERENCE=1 RPMU_DTSI=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi \
-	"$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_tables build/arm64-xgene.log
-python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene.log build/arm64-xgene
+v2=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi
+v1=$RPMU_TOP/tools/testing/xgene/xgene-v1.dtsi
 
-# ... and perf stat end to end on the simulated silicon (xgene_sim.ko), every
-# count against the model's tally, with the C driver as the reference.
-log "guest arm64: perf stat vs the simulated X-Gene silicon, C xgene_pmu (reference)"
-RPMU_C_REFERENCE=1 RPMU_DTSI=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi \
-	"$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_stat build/arm64-xgene-cref.log
+# Our xgene_pmu.ko on X-Gene 2 silicon (mcb0-1, mc0-3): KUnit, probe, sysfs,
+# the perf_event_open contract, lifetime, then perf stat against the model.
+log "guest arm64: our xgene_pmu on simulated X-Gene 2 silicon"
+RPMU_DTSI=$v2 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_sysfs,xgene_rust,xgene_stat \
+	build/arm64-xgene-rust.log
+python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-rust.log build/arm64-xgene-rust
+
+# ... on X-Gene 1 silicon (one counter per PMU, one MCB, mc0-1).
+log "guest arm64: our xgene_pmu on simulated X-Gene 1 silicon"
+RPMU_DTSI=$v1 RPMU_XGENE_CSWCR=0 RPMU_XGENE_MCBA=4 RPMU_XGENE_MCBB=0 \
+	"$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_rust,xgene_stat build/arm64-xgene-v1.log
+python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-v1.log build/arm64-xgene-v1
+
+# The upstream C xgene_pmu on the same X-Gene 2 silicon (reference): the JSON
+# tables against its sysfs, the same perf stat cases, its sysfs tree.
+log "guest arm64: the upstream C xgene_pmu on the same silicon (differential)"
+RPMU_C_REFERENCE=1 RPMU_DTSI=$v2 \
+	"$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_sysfs,xgene_tables,xgene_stat build/arm64-xgene-cref.log
 python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-cref.log build/arm64-xgene-cref --reference
+
+# Differential: the two drivers' sysfs trees, file by file.
+grep -a '^SYSFS ' build/arm64-xgene-rust.log | tr -d '\r' >build/sysfs-rust.txt || true
+grep -a '^SYSFS ' build/arm64-xgene-cref.log | tr -d '\r' >build/sysfs-cref.txt || true
+if [ -s build/sysfs-cref.txt ] && diff build/sysfs-cref.txt build/sysfs-rust.txt >build/sysfs.diff; then
+	echo "  ok     sysfs trees of the C and Rust drivers identical ($(wc -l <build/sysfs-rust.txt) files)"
+	echo "1 0" >build/arm64-xgene-diff.counts
+else
+	echo "  FAILED sysfs trees of the C and Rust drivers differ:"
+	head -n 20 build/sysfs.diff
+	echo "0 1" >build/arm64-xgene-diff.counts
+fi
+grep -a '^DIFF ' build/arm64-xgene-cref.log | tr -d '\r' | sed 's/^/  C driver: /' || true
 
 passed=0 failed=0
 for f in build/*.counts; do

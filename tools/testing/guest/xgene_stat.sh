@@ -10,95 +10,8 @@
 #                          advanced for as long as perf says the event ran) are
 #                          reported as DIFF lines, not asserted.
 # Nothing here depends on which driver it is.
-M=/lib/modules/rpmu
-D=/sys/bus/event_source/devices
-X=/sys/kernel/debug/xgene_sim
+. /t/xgene_lib.sh
 XDRV=${XGENE_DRIVER:-$M/xgene_pmu.ko}
-PERF_T=60
-
-xg_skip() { _case ok "$1 # SKIP $2"; }
-# xg_num STRING: a decimal number (perf prints "<not counted>" otherwise).
-xg_num() { case $1 in '' | *[!0-9]*) return 1 ;; esac; }
-
-# How many times the PMU interrupt was handled, all CPUs (the columns of
-# /proc/interrupts are the online CPUs, as its header says).
-xg_irqs() {
-	awk -v irq="$(xg_stat irq):" 'NR == 1 { n = NF } $1 == irq { s = 0; for (i = 2; i <= n + 1; i++) s += $i; print s }' /proc/interrupts
-}
-xg_stat() { awk -v k="$1" '$1 == k { print $2 }' $X/stats; }
-
-# xg_key PMU EVENT [CONFIG1]: the tally key the model should count an event
-# under: "pmu 0xcode pmamr0 pmamr1", masks as the agents the PMU has (model's
-# pmus file) left enabled by config1 (a set config1 bit excludes an agent).
-xg_key() {
-	v=$(sed -n 's/^config=\(0x[0-9a-fA-F]*\).*/\1/p' "$D/$1/events/$2")
-	h=${3:-0x0}
-	h=${h#0x}
-	while [ ${#h} -lt 16 ]; do h=0$h; done
-	hi=$((0x${h%????????})) lo=$((0x${h#????????}))
-	# shellcheck disable=SC2046 # two fields
-	set -- "$1" $(awk -v p="$1" '$1 == p { print $6, $7 }' $X/pmus) "$v"
-	printf '%s 0x%x' "$1" "$(($4))"
-	if [ "$2" -gt 0 ]; then printf ' 0x%x' $((~lo & ((1 << $2) - 1))); else printf ' -'; fi
-	if [ "$3" -gt 0 ]; then printf ' 0x%x' $((~hi & ((1 << $3) - 1))); else printf ' -'; fi
-	echo
-}
-
-# xg_tally KEY FIELD: count (5) / periods (6) / sessions (7) of a tally key.
-xg_tally() { awk -v k="$1" -v f="$2" '$1 " " $2 " " $3 " " $4 == k { print $f }' $X/tally; }
-
-# xg_stat_run NAME SEP SECONDS "SPEC..." : perf stat -a on the events (each
-# SPEC is pmu/event[,config1=X]/), raw counts; results in /tmp/NAME.csv.
-xg_stat_run() {
-	name=$1 sep=$2 secs=$3 specs=$4
-	evs=$(echo $specs | tr ' ' ',')
-	timeout $PERF_T perf stat -a -x"$sep" --no-scale -o /tmp/$name.csv -e "$evs" sleep "$secs" \
-		>/tmp/$name.out 2>&1
-}
-
-# xg_check NAME SEP "SPEC..." [rate]: one case per event: perf's count is the
-# model's tally of its key exactly, and > 0; with "rate", one more: the
-# counter advanced for as long as perf says the event ran (periods the model
-# counted it vs run time).
-xg_check() {
-	name=$1 sep=$2 specs=$3 rate=${4:-}
-	grep -v '^#' /tmp/$name.csv | grep -v '^$' >/tmp/$name.lines
-	sed 's/^/      | /' /tmp/$name.lines
-	i=0
-	for spec in $specs; do
-		i=$((i + 1))
-		pmu=${spec%%/*}
-		ev=${spec#*/}
-		ev=${ev%/}
-		c1=
-		case $ev in *,config1=*) c1=${ev#*,config1=} ev=${ev%%,*} ;; esac
-		key=$(xg_key "$pmu" "$ev" "$c1")
-		line=$(sed -n "${i}p" /tmp/$name.lines)
-		count=$(echo "$line" | cut -d"$sep" -f1)
-		run=$(echo "$line" | cut -d"$sep" -f4)
-		pct=$(echo "$line" | cut -d"$sep" -f5)
-		tally=$(xg_tally "$key" 5)
-		periods=$(xg_tally "$key" 6)
-		echo "      | $spec: perf $count (ran ${pct}%, $run ns), tally [$key] count $tally periods $periods sessions $(xg_tally "$key" 7)"
-		if xg_num "$count" && [ "$count" = "$tally" ] && [ "$count" != 0 ]; then
-			_case ok "$name: $spec count $count = model tally"
-		else
-			_case "not ok" "$name: $spec count '$count' = model tally '$tally'"
-		fi
-		[ "$rate" = rate ] || continue
-		ratio=$(awk -v p="${periods:-0}" -v r="${run:-0}" -v ns="$(xg_stat period_ns)" \
-			'BEGIN { if (r > 0) printf "%.3f", p * ns / r; else print 0 }')
-		if awk -v x="$ratio" 'BEGIN { exit !(x >= 0.9 && x <= 1.1) }'; then
-			_case ok "$name: $spec counted for the time it ran (periods*period/run = $ratio)"
-		elif [ "${XGENE_REFERENCE:-0}" = 1 ]; then
-			echo "DIFF $name: $spec counted for $ratio of the time perf says it ran (periods $periods, run $run ns)"
-		else
-			_case "not ok" "$name: $spec counted for the time it ran (periods*period/run = $ratio)"
-		fi
-	done
-}
-
-xg_reset() { echo 0 >$X/tally; }
 
 # --- the simulated silicon and the driver ----------------------------------
 ok "insmod xgene_sim.ko" timeout 30 insmod $M/xgene_sim.ko
@@ -122,11 +35,15 @@ echo "# driver under test: $XDRV"
 
 if [ -n "$drv" ]; then
 	pmus=$(awk '!/^#/ { print $1 }' $X/pmus | tr '\n' ' ')
+	# The highest-numbered MCB and MC of this topology (mcb1/mc3 on the
+	# default v2 silicon, mcb0/mc1 on the v1 one).
+	mcb=$(awk '$1 ~ /^mcb/ { p = $1 } END { print p }' $X/pmus)
+	mc=$(awk '$1 ~ /^mc[0-9]/ { p = $1 } END { print p }' $X/pmus)
 	ok "every simulated PMU is registered ($pmus)" sh -c "for p in $pmus; do test -d $D/\$p/events || exit 1; done"
 
 	# 1. Two PMUs at once.
 	xg_reset
-	specs="l3c0/read-miss/ mcb1/csw-write-request/"
+	specs="l3c0/read-miss/ $mcb/csw-write-request/"
 	xg_stat_run basic , 1 "$specs"
 	xg_check basic , "$specs" rate
 	base_key=$(xg_key l3c0 read-miss)
@@ -164,7 +81,7 @@ if [ -n "$drv" ]; then
 	# 4. The owning CPU goes offline mid-run: events follow the cpumask.
 	xg_reset
 	own=$(cat $D/l3c0/cpumask)
-	specs="l3c0/read-miss/ mc1/rd-cmd-sent/"
+	specs="l3c0/read-miss/ $mc/rd-cmd-sent/"
 	if [ -w /sys/devices/system/cpu/cpu$own/online ]; then
 		xg_stat_run hotplug ';' 3 "$specs" &
 		pid=$!
@@ -209,7 +126,7 @@ if [ -n "$drv" ]; then
 	#    are; a module driver reloaded under the model maps them anew (other
 	#    addresses, the model's translation cache must follow).
 	ok "reload xgene_sim under the bound driver" sh -c "timeout 30 rmmod xgene_sim && timeout 30 insmod $M/xgene_sim.ko"
-	specs="l3c0/read-miss/ mc3/wr-cmd-sent/"
+	specs="l3c0/read-miss/ $mc/wr-cmd-sent/"
 	xg_stat_run model_reload ';' 1 "$specs"
 	xg_check model_reload ';' "$specs"
 	if [ "$drv" = module ]; then

@@ -21,7 +21,8 @@
 //!   agent is counted; PMAMR1 exists on IOB only; v3 has no agent masks.
 //! * PMEVCNTRn: 32 bits on v1/v2 (v1 has one counter, v2 four); on v3 64 bits
 //!   as a low word at `8n` and a high word at `8n + 4`.
-//! * Overflow status: v1/v2 PMOVSR at 0xC80, write 1 to clear; v3 PMOVSCLR at
+//! * Overflow status: PMOVSR at 0xC80, v2 write 1 to clear, v1 a plain
+//!   register (its driver writes 0 to clear); v3 PMOVSCLR at
 //!   0xC80 (write 1 to clear) and PMOVSSET at 0xCC0 (reads the status, write 1
 //!   to set).
 //! * Top level: INTSTATUS is derived (per source type on v1/v2, per instance
@@ -558,9 +559,15 @@ impl<C: Cells> Model<C> {
             }
             PMINTENSET => self.children[ci].inten |= val & cm,
             PMINTENCLR => self.children[ci].inten &= !(val & cm),
-            // v1/v2 PMOVSR and v3 PMOVSCLR: write 1 to clear.
+            // v2 PMOVSR and v3 PMOVSCLR: write 1 to clear. X-Gene 1's
+            // PMOVSR is a plain status register: its vendor driver clears it
+            // by writing 0, so it takes the value written.
             PMOVSR => {
-                self.children[ci].ovs &= !(val & cm);
+                if self.version == 1 {
+                    self.children[ci].ovs = val & cm;
+                } else {
+                    self.children[ci].ovs &= !(val & cm);
+                }
                 status_write = true;
             }
             PMOVSSET if wide => self.children[ci].ovs |= val & cm,

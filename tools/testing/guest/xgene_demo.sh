@@ -1,0 +1,49 @@
+# `make demo-xgene`: our xgene_pmu.ko on simulated X-Gene 2 silicon, stock
+# perf stat, every count against the model's tally. Ends with
+# "xgene demo: events=E matched=M".
+. /t/xgene_lib.sh
+
+ok "insmod xgene_sim.ko (simulated silicon)" timeout 30 insmod $M/xgene_sim.ko
+ok "insmod xgene_pmu.ko" timeout 30 insmod $M/xgene_pmu.ko
+echo
+echo "== PMUs registered by xgene_pmu.ko =="
+dmesg | grep 'xgene_pmu' | grep -v 'loading out-of-tree' | sed 's/^\[[ 0-9.]*\] /  /'
+echo
+echo "== /sys/bus/event_source/devices/l3c0 =="
+(cd $D/l3c0 && for f in cpumask format/*; do echo "  $f: $(cat $f)"; done)
+echo "  events: $(ls $D/l3c0/events | tr '\n' ' ')"
+echo
+echo "== perf list (X-Gene PMUs, first lines) =="
+perf list 2>/dev/null | grep -E '^  (l3c|iob|mcb|mc)[0-9]+/' | head -n 12
+echo
+
+events=0 matched=0
+# demo_stat "SPEC..." SECONDS: perf stat, then each count against the tally.
+demo_stat() {
+	specs=$1
+	xg_reset
+	echo "== perf stat -a -e $(echo $specs | tr ' ' ',') sleep $2 =="
+	xg_stat_run demo ';' "$2" "$specs"
+	grep -v '^#' /tmp/demo.csv | grep -v '^$' >/tmp/demo.lines
+	printf '  %-48s %14s %14s\n' event "perf count" "model tally"
+	i=0
+	for spec in $specs; do
+		i=$((i + 1))
+		pmu=${spec%%/*} ev=${spec#*/}
+		ev=${ev%/} c1=
+		case $ev in *,config1=*) c1=${ev#*,config1=} ev=${ev%%,*} ;; esac
+		count=$(sed -n "${i}p" /tmp/demo.lines | cut -d';' -f1)
+		tally=$(xg_tally "$(xg_key "$pmu" "$ev" "$c1")" 5)
+		events=$((events + 1))
+		mark=differs
+		if xg_num "$count" && [ "$count" = "$tally" ] && [ "$count" != 0 ]; then
+			matched=$((matched + 1)) mark=equal
+		fi
+		printf '  %-48s %14s %14s  %s\n' "$spec" "$count" "${tally:--}" "$mark"
+	done
+	echo
+}
+demo_stat "l3c0/read-miss/ l3c0/read-hit/ mcb1/csw-write-request/ iob0/axi0-read/ mc2/rd-cmd-sent/" 1
+demo_stat "l3c0/read-miss,config1=0xfffffffffffffffe/ iob0/axi0-read,config1=0xfffffeffffffffff/" 1
+ok "every perf count equals the model's tally" test "$events" = "$matched" -a "$events" -gt 0
+echo "xgene demo: events=$events matched=$matched"
