@@ -90,3 +90,17 @@ results_print() {
 
 # meminfo_kb FIELD
 meminfo_kb() { awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo; }
+
+# hold_start OUT ARGS...: run `pmu_open ARGS...` (a "hold" mode) in the
+# background until it prints "holding" (at most 2 s); its pid is $holder.
+hold_start() {
+	out=$1
+	shift
+	/t/pmu_open "$@" >"$out" 2>&1 &
+	holder=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10; do grep -q holding "$out" && break; sleep 0.2; done
+}
+hold_stop() {
+	kill $holder
+	wait $holder 2>/dev/null
+}

@@ -20,12 +20,9 @@ ok "perf list shows the four events" test "$(grep -c 'vpa_dtl/dtl_\(cede\|preemp
 /t/pmu_open errno-table vpa_dtl >/tmp/errno.out 2>&1
 ktap_cases </tmp/errno.out
 
-/t/pmu_open hold vpa_dtl 0x1 0 30 >/tmp/hold.out 2>&1 &
-holder=$!
-for _ in 1 2 3 4 5 6 7 8 9 10; do grep -q holding /tmp/hold.out && break; sleep 0.2; done
+hold_start /tmp/hold.out hold vpa_dtl 0x1 0 30
 ok "rmmod refused while an event is open" sh -c '! rmmod vpa_dtl && grep -q "^vpa_dtl " /proc/modules'
-kill $holder
-wait $holder 2>/dev/null
+hold_stop
 ok "rmmod with no event open" rmmod vpa_dtl
 ok "PMU gone after rmmod" test ! -e $D
 

@@ -37,22 +37,16 @@ ok "mc0 refuses config1 (no agent filter)" sh -c \
 	'! perf stat -a -e mc0/act-cmd-sent,config1=0x1/ -- true'
 ok "mc0 counts with config1=0" perf stat -a -e mc0/act-cmd-sent/ -- true
 
-/t/pmu_open hold-count l3c0 0x3 0 30 >/tmp/hold.out 2>&1 &
-holder=$!
-for _ in 1 2 3 4 5 6 7 8 9 10; do grep -q holding /tmp/hold.out && break; sleep 0.2; done
+hold_start /tmp/hold.out hold-count l3c0 0x3 0 30
 ok "rmmod refused while an event is open" sh -c '! rmmod xgene_pmu && grep -q "^xgene_pmu " /proc/modules'
-kill $holder
-wait $holder 2>/dev/null
+hold_stop
 # Unbinding the device under an open event: perf detaches the event, the
 # PMUs go away; binding again brings them back.
 P=/sys/bus/platform/drivers/xgene_pmu
 dev=$(basename "$(ls -d $P/*.pmu 2>/dev/null | head -n 1)")
-/t/pmu_open hold-count l3c0 0x3 0 30 >/tmp/hold2.out 2>&1 &
-holder=$!
-for _ in 1 2 3 4 5 6 7 8 9 10; do grep -q holding /tmp/hold2.out && break; sleep 0.2; done
+hold_start /tmp/hold2.out hold-count l3c0 0x3 0 30
 ok "unbind $dev with an event open" sh -c "echo $dev >$P/unbind && test ! -e $D/l3c0"
-kill $holder
-wait $holder 2>/dev/null
+hold_stop
 ok "bind $dev again: PMUs back" sh -c "echo $dev >$P/bind && test -d $D/l3c0 && test -d $D/mc0"
 ok "rmmod with no event open" rmmod xgene_pmu
 ok "PMUs gone after rmmod" test ! -e $D/l3c0

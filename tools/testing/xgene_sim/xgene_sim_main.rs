@@ -60,23 +60,10 @@ mod model;
 
 use model::{Cells, Child, Kind, Model, Name, Outcome};
 
-#[allow(
-    dead_code,
-    non_camel_case_types,
-    non_snake_case,
-    non_upper_case_globals,
-    unreachable_pub,
-    improper_ctypes,
-    missing_docs,
-    clippy::all,
-    clippy::pedantic,
-    clippy::undocumented_unsafe_blocks,
-    unsafe_op_in_unsafe_fn
-)]
-mod b {
-    use kernel::ffi;
-    include!(concat!(env!("RPMU_GEN_DIR"), "/rpmu_bindings_generated.rs"));
-}
+// The generated bindings (with this module's extensions, see Kbuild), in the
+// wrapper the drivers use.
+#[path = "../../../rust/pmu/bindings.rs"]
+mod b;
 
 module! {
     type: XgeneSim,
