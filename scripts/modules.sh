@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the project's modules against a kernel build tree, in build/modules
+# Build the project's modules against a kernel build tree, in build/modules-ARCH
 # (a copy of the sources, so the clone stays clean). The copy is wiped when
 # KDIR's kernel changes, so no module built for another kernel survives.
 #   scripts/modules.sh KDIR ARCH
@@ -7,7 +7,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 kdir=${1:?KDIR}
 karch=${2:?ARCH}
-out=$RPMU_TOP/build/modules
+out=$RPMU_TOP/build/modules-$karch
 stamp=$(content_hash "$kdir/include/generated/utsrelease.h" "$kdir/.config" "$kdir/Module.symvers")
 if [ "$(cat "$out/.kernel" 2>/dev/null)" != "$stamp" ]; then
 	rm -rf "$out"

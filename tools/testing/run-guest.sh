@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Boot the test kernel in QEMU with the project's modules and guest tests.
-#   tools/testing/run-guest.sh ppc64le PLAN LOG [extra kernel args]
+#   tools/testing/run-guest.sh ppc64le|arm64 PLAN LOG [extra kernel args]
 # PLAN is a comma-separated list of tools/testing/guest/<name>.sh scripts.
 # Builds whatever is missing (kernel, perf, modules), packs an initramfs,
 # boots with a timeout and writes the console to LOG.
@@ -39,7 +39,8 @@ esac
 # Modules: rebuilt from clean whenever the kernel build changes.
 "$top/scripts/modules.sh" "$kdir" "$karch" >&2
 
-work=$top/build/guest-$guest
+# One work directory per log, so runs for different logs can go in parallel.
+work=$top/build/guest-$(basename "$logf" .log)
 rm -rf "$work/root"
 mkdir -p "$work/root"/{bin,t,lib/modules/rpmu}
 bb=$(ls "$RPMU_CACHE"/dl/busybox-static_*_"$bbarch".deb 2>/dev/null | head -n1 || true)
@@ -67,7 +68,7 @@ fi
 for v in v1v2 v3; do
 	python3 "$top/scripts/xgene_events.py" text $v >"$work/root/t/xgene-events-$v.txt"
 done
-find "$top/build/modules" -name '*.ko' -exec cp {} "$work/root/lib/modules/rpmu/" \;
+find "$top/build/modules-$karch" -name '*.ko' -exec cp {} "$work/root/lib/modules/rpmu/" \;
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 
 # The test kernels carry upstream C drivers as references (pseries: vpa-dtl;
@@ -93,6 +94,10 @@ if [ "$guest" = arm64 ] && [ -n "${RPMU_DTSI:-}" ]; then
 		qemu+=(-device "loader,file=$work/xgene-regs.bin,addr=$regs,force-raw=on")
 	fi
 fi
+
+# RPMU_PREPARE_ONLY=1: build and fetch everything (kernel, perf, modules,
+# busybox, tools), then stop before booting.
+[ "${RPMU_PREPARE_ONLY:-0}" = 1 ] && exit 0
 
 cmdline="console=$console rpmu.plan=$plan panic=-1 $ref $extra"
 log "booting $guest: plan $plan (timeout ${timeout_s}s)"
