@@ -461,41 +461,15 @@ fn show_cpumask(c: &Child, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
 
 static CPUMASK: [(&CStr, AttrValue<Child>); 1] = [(c"cpumask", AttrValue::Show(show_cpumask))];
 
-macro_rules! format_table {
-    ($name:ident, [$(($f:literal, $spec:literal)),* $(,)?]) => {
-        static $name: &[(&CStr, AttrValue<Child>)] = &[$(($f, AttrValue::Fixed($spec))),*];
+// The sysfs `format` files, from the same list as logic::events::formats
+// (the ABI upstream has always shown).
+macro_rules! sysfs_format_table {
+    ($name:ident, [$(($file:literal, $spec:literal)),* $(,)?]) => {
+        static $name: &[(&CStr, AttrValue<Child>)] =
+            &[$((kernel::c_str!($file), AttrValue::Fixed(kernel::c_str!($spec)))),*];
     };
 }
-
-// The sysfs `format` files, as the upstream driver has always shown them
-// (KUnit checks them against logic::events::formats).
-format_table!(
-    FMT_L3C_V12,
-    [
-        (c"l3c_eventid", c"config:0-7"),
-        (c"l3c_agentid", c"config1:0-9")
-    ]
-);
-format_table!(
-    FMT_IOB_V12,
-    [
-        (c"iob_eventid", c"config:0-7"),
-        (c"iob_agentid", c"config1:0-63")
-    ]
-);
-format_table!(
-    FMT_MCB_V12,
-    [
-        (c"mcb_eventid", c"config:0-5"),
-        (c"mcb_agentid", c"config1:0-9")
-    ]
-);
-format_table!(FMT_MC_V12, [(c"mc_eventid", c"config:0-28")]);
-format_table!(FMT_L3C_V3, [(c"l3c_eventid", c"config:0-39")]);
-format_table!(FMT_IOB_V3, [(c"iob_eventid", c"config:0-47")]);
-format_table!(FMT_IOB_SLOW_V3, [(c"iob_slow_eventid", c"config:0-16")]);
-format_table!(FMT_MCB_V3, [(c"mcb_eventid", c"config:0-35")]);
-format_table!(FMT_MC_V3, [(c"mc_eventid", c"config:0-44")]);
+logic::events::format_tables!(sysfs_format_table);
 
 macro_rules! groups {
     ($name:ident, $fmt:expr, $ev:expr) => {

@@ -64,44 +64,65 @@ pub fn name_of(t: PmuType, v: Version, code: u16) -> Option<&'static str> {
     events(t, v).iter().find(|e| e.code == code).map(|e| e.name)
 }
 
-const fn f(name: &'static str, spec: &'static str) -> Format {
-    Format { name, spec }
+/// Expands `$m!(TABLE, [(file, spec), ...])` once per `format` table: the
+/// single list from which both [`formats`] and the driver's sysfs `format`
+/// groups are built.
+macro_rules! format_tables {
+    ($m:ident) => {
+        $m!(
+            FMT_L3C_V12,
+            [
+                ("l3c_eventid", "config:0-7"),
+                ("l3c_agentid", "config1:0-9")
+            ]
+        );
+        $m!(
+            FMT_IOB_V12,
+            [
+                ("iob_eventid", "config:0-7"),
+                ("iob_agentid", "config1:0-63")
+            ]
+        );
+        $m!(
+            FMT_MCB_V12,
+            [
+                ("mcb_eventid", "config:0-5"),
+                ("mcb_agentid", "config1:0-9")
+            ]
+        );
+        $m!(FMT_MC_V12, [("mc_eventid", "config:0-28")]);
+        $m!(FMT_L3C_V3, [("l3c_eventid", "config:0-39")]);
+        $m!(FMT_IOB_V3, [("iob_eventid", "config:0-47")]);
+        $m!(FMT_IOB_SLOW_V3, [("iob_slow_eventid", "config:0-16")]);
+        $m!(FMT_MCB_V3, [("mcb_eventid", "config:0-35")]);
+        $m!(FMT_MC_V3, [("mc_eventid", "config:0-44")]);
+    };
 }
+#[allow(unused_imports)] // Used by the kernel module only.
+pub(crate) use format_tables;
 
-static FMT_L3C_V12: [Format; 2] = [
-    f("l3c_eventid", "config:0-7"),
-    f("l3c_agentid", "config1:0-9"),
-];
-static FMT_IOB_V12: [Format; 2] = [
-    f("iob_eventid", "config:0-7"),
-    f("iob_agentid", "config1:0-63"),
-];
-static FMT_MCB_V12: [Format; 2] = [
-    f("mcb_eventid", "config:0-5"),
-    f("mcb_agentid", "config1:0-9"),
-];
-static FMT_MC_V12: [Format; 1] = [f("mc_eventid", "config:0-28")];
-static FMT_L3C_V3: [Format; 1] = [f("l3c_eventid", "config:0-39")];
-static FMT_IOB_V3: [Format; 1] = [f("iob_eventid", "config:0-47")];
-static FMT_IOB_SLOW_V3: [Format; 1] = [f("iob_slow_eventid", "config:0-16")];
-static FMT_MCB_V3: [Format; 1] = [f("mcb_eventid", "config:0-35")];
-static FMT_MC_V3: [Format; 1] = [f("mc_eventid", "config:0-44")];
+macro_rules! format_table {
+    ($name:ident, [$(($file:literal, $spec:literal)),* $(,)?]) => {
+        static $name: &[Format] = &[$(Format { name: $file, spec: $spec }),*];
+    };
+}
+format_tables!(format_table);
 
 /// The sysfs `format` attributes of type `t` on `v`, exactly as upstream
 /// shows them: the event id first, then the agent id if the type has one.
 /// Empty for IOB-slow on v1/v2.
 pub fn formats(t: PmuType, v: Version) -> &'static [Format] {
     match (t, v) {
-        (PmuType::L3c, Version::V1 | Version::V2) => &FMT_L3C_V12,
-        (PmuType::Iob, Version::V1 | Version::V2) => &FMT_IOB_V12,
+        (PmuType::L3c, Version::V1 | Version::V2) => FMT_L3C_V12,
+        (PmuType::Iob, Version::V1 | Version::V2) => FMT_IOB_V12,
         (PmuType::IobSlow, Version::V1 | Version::V2) => &[],
-        (PmuType::Mcb, Version::V1 | Version::V2) => &FMT_MCB_V12,
-        (PmuType::Mc, Version::V1 | Version::V2) => &FMT_MC_V12,
-        (PmuType::L3c, Version::V3) => &FMT_L3C_V3,
-        (PmuType::Iob, Version::V3) => &FMT_IOB_V3,
-        (PmuType::IobSlow, Version::V3) => &FMT_IOB_SLOW_V3,
-        (PmuType::Mcb, Version::V3) => &FMT_MCB_V3,
-        (PmuType::Mc, Version::V3) => &FMT_MC_V3,
+        (PmuType::Mcb, Version::V1 | Version::V2) => FMT_MCB_V12,
+        (PmuType::Mc, Version::V1 | Version::V2) => FMT_MC_V12,
+        (PmuType::L3c, Version::V3) => FMT_L3C_V3,
+        (PmuType::Iob, Version::V3) => FMT_IOB_V3,
+        (PmuType::IobSlow, Version::V3) => FMT_IOB_SLOW_V3,
+        (PmuType::Mcb, Version::V3) => FMT_MCB_V3,
+        (PmuType::Mc, Version::V3) => FMT_MC_V3,
     }
 }
 
