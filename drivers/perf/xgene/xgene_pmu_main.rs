@@ -228,16 +228,17 @@ impl Child {
     }
 
     /// Overflow interrupt of this sub-block: folds every overflowed counter
-    /// into its pending count and restarts it. The sub-block is stopped while
-    /// this runs, so nothing is counted between the read and the rewrite.
+    /// into its pending count and restarts it. The sub-block is stopped
+    /// before its status is read, so no counter overflows between the read
+    /// and the clear (on v1 the clear resets every status bit), and nothing
+    /// is counted between a counter's read and its rewrite.
     fn handle_overflow(&self) -> bool {
         let mut hw = self.hw.lock();
-        let status = self.overflow_status();
-        if status == 0 {
-            return false;
-        }
         self.set_global_enable(false);
-        self.clear_overflow(status);
+        let status = self.overflow_status();
+        if status != 0 {
+            self.clear_overflow(status);
+        }
         for idx in 0..self.layout.counters {
             if status & (1 << idx) == 0 || hw.alloc.used() & (1 << idx) == 0 {
                 continue;
@@ -249,7 +250,7 @@ impl Child {
         if hw.alloc.used() != 0 {
             self.set_global_enable(true);
         }
-        true
+        status != 0
     }
 
     fn event_idx(event: &Event<Self>) -> Option<usize> {
