@@ -228,17 +228,20 @@ impl Child {
     }
 
     /// Overflow interrupt of this sub-block: folds every overflowed counter
-    /// into its pending count and restarts it. The sub-block is stopped
-    /// before its status is read, so no counter overflows between the read
-    /// and the clear (on v1 the clear resets every status bit), and nothing
-    /// is counted between a counter's read and its rewrite.
+    /// into its pending count and restarts it. A sub-block with nothing
+    /// pending keeps counting. Otherwise it is stopped and its status read
+    /// again, so no counter overflows between the read and the clear (on v1
+    /// the clear resets every status bit), and nothing is counted between a
+    /// counter's read and its rewrite.
     fn handle_overflow(&self) -> bool {
         let mut hw = self.hw.lock();
-        self.set_global_enable(false);
-        let status = self.overflow_status();
-        if status != 0 {
-            self.clear_overflow(status);
+        if self.overflow_status() == 0 {
+            return false;
         }
+        self.set_global_enable(false);
+        // Status bits stay set until cleared: this is a superset of the first read.
+        let status = self.overflow_status();
+        self.clear_overflow(status);
         for idx in 0..self.layout.counters {
             if status & (1 << idx) == 0 || hw.alloc.used() & (1 << idx) == 0 {
                 continue;
@@ -250,7 +253,7 @@ impl Child {
         if hw.alloc.used() != 0 {
             self.set_global_enable(true);
         }
-        status != 0
+        true
     }
 
     fn event_idx(event: &Event<Self>) -> Option<usize> {

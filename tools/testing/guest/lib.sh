@@ -110,8 +110,7 @@ hold_stop() {
 # kmemleak does not report objects younger than 5 s, hence the wait; the
 # second scan settles objects the first one only saw as candidates.
 leak_cycles() {
-	n=$1
-	K=/sys/kernel/debug/kmemleak
+	local n=$1 i K=/sys/kernel/debug/kmemleak
 	ok "kmemleak available (CONFIG_DEBUG_KMEMLEAK)" test -w $K
 	cycle
 	echo clear >$K
