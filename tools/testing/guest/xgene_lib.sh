@@ -14,6 +14,12 @@ xg_num() { case $1 in '' | *[!0-9]*) return 1 ;; esac; }
 xg_irqs() {
 	awk -v irq="$(xg_stat irq):" 'NR == 1 { n = NF } $1 == irq { s = 0; for (i = 2; i <= n + 1; i++) s += $i; print s }' /proc/interrupts
 }
+# xg_irqs_on CPU: the PMU interrupts taken on CPU (the header row names the
+# column of each online CPU).
+xg_irqs_on() {
+	awk -v irq="$(xg_stat irq):" -v cpu="CPU$1" \
+		'NR == 1 { for (i = 1; i <= NF; i++) if ($i == cpu) c = i + 1 } $1 == irq && c { print $c }' /proc/interrupts
+}
 xg_stat() { awk -v k="$1" '$1 == k { print $2 }' $X/stats; }
 
 # xg_key PMU EVENT [CONFIG1]: the tally key the model should count an event

@@ -78,19 +78,27 @@ if [ -n "$drv" ]; then
 	ok "wrap: overflow interrupts taken ($((i1 - i0)) for $((o1 - o0)) model overflows)" \
 		test $((i1 - i0)) -ge 1 -a $((o1 - o0)) -ge 1
 
-	# 4. The owning CPU goes offline mid-run: events follow the cpumask.
+	# 4. The owning CPU goes offline mid-run: events follow the cpumask, and
+	#    so does the overflow interrupt (at the wrap scale, about one
+	#    overflow a second, so the 2 s after the move must take some).
 	xg_reset
 	own=$(cat $D/l3c0/cpumask)
 	specs="l3c0/read-miss/ $mc/rd-cmd-sent/"
 	if [ -w /sys/devices/system/cpu/cpu$own/online ]; then
+		echo "$scale" >$X/scale
 		xg_stat_run hotplug ';' 3 "$specs" &
 		pid=$!
 		sleep 1
 		echo 0 >/sys/devices/system/cpu/cpu$own/online
 		moved=$(cat $D/l3c0/cpumask)
+		m0=$(xg_irqs_on "$moved")
 		wait $pid
+		m1=$(xg_irqs_on "$moved")
+		echo 1 >$X/scale
 		echo 1 >/sys/devices/system/cpu/cpu$own/online
 		ok "hotplug: cpumask moved off CPU$own (now '$moved')" test -n "$moved" -a "$moved" != "$own"
+		ok "hotplug: overflow interrupts taken on CPU$moved after the move (${m0:-?} -> ${m1:-?})" \
+			test "${m1:-0}" -gt "${m0:-0}"
 		xg_check hotplug ';' "$specs" rate
 	else
 		xg_skip "hotplug: offline CPU$own" "not hotpluggable"
