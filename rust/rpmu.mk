@@ -7,15 +7,25 @@
 #   include $(src)/../../../rust/rpmu.mk
 #   $(rpmu-mod)-y := vpa_dtl_main.o $(rpmu-objs)
 #
-# A module may extend the bindings for itself, before the include:
+# and its directory holds rpmu_helpers.c, a one-line #include of
+# rust/helpers/rpmu_helpers.c (Kbuild compiles objects of the module's own
+# directory only).
+#
+# A test module (KUnit suite or simulator, never a driver) sets, before the
+# include:
+#   rpmu-testing := y   also binds the test-only functions (in-kernel events,
+#                       CPU hotplug control, kprobes) and links
+#                       rpmu_test_helpers.o (its directory then holds a
+#                       rpmu_test_helpers.c including the shared one).
+# Any module may extend the bindings for itself:
 #   rpmu-extra-types / rpmu-extra-fns / rpmu-extra-vars  (regex alternatives)
 #   rpmu-extra-header  (a header in the module directory, passed with -include)
 #
 # It provides:
 #   - rpmu_bindings_generated.rs: bindgen over rust/bindings/rpmu_bindings.h,
 #     with the same flags the kernel's rust/Makefile uses for its bindings;
-#   - rpmu_helpers.o: the C helpers for static inline functions;
-#   - RPMU_GEN_DIR in the environment, where rust/pmu/bindings.rs finds the
+#   - rpmu-objs: the C helpers for static inline functions;
+#   - RPMU_GEN_DIR in the environment, where rust/rpmu/bindings.rs finds the
 #     generated file.
 
 rpmu-top := $(abspath $(src)/../../..)
@@ -27,23 +37,30 @@ export RPMU_GEN_DIR := $(abspath $(obj))
 
 rpmu-bindgen-types := perf_event|pmu|perf_event_sample_format|perf_event_state|perf_output_handle|perf_event_attr|\
 	attribute_group|device_attribute|attribute|hrtimer|hrtimer_restart|\
-	lppaca|dtl_entry|page|cpumask|kprobe|resource|regmap|irqreturn|raw_spinlock
+	lppaca|dtl_entry|page|cpumask|resource|regmap|irqreturn|raw_spinlock
 rpmu-bindgen-fns := perf_pmu_register|perf_pmu_unregister|perf_aux_output_begin|\
 	perf_aux_output_end|perf_aux_output_flag|perf_aux_output_skip|perf_get_aux|\
 	perf_event_update_userpage|perf_pmu_migrate_context|vunmap|\
 	hrtimer_cancel|hrtimer_try_to_cancel|bitmap_print_to_pagebuf|\
 	__cpuhp_setup_state|__cpuhp_remove_state|__cpuhp_state_add_instance|\
-	__cpuhp_state_remove_instance|register_kprobe|unregister_kprobe|\
-	perf_event_create_kernel_counter|perf_event_release_kernel|perf_event_read_value|\
-	remove_cpu|add_cpu|iounmap|free_irq|syscon_regmap_lookup_by_phandle|\
-	regmap_read|fwnode_device_is_available|rpmu_.*
+	__cpuhp_state_remove_instance|anon_inode_getfile|fput|\
+	iounmap|fwnode_device_is_available|rpmu_.*
 rpmu-bindgen-vars := PERF_.*|DTL_LOG_.*|DISPATCH_LOG_BYTES|N_DISPATCH_LOG|\
-	CPUHP_.*|H_SUCCESS|H_REGISTER_VPA|H_VPA_.*|IRQF_.*|IORESOURCE_MEM|IRQ_HANDLED|IRQ_NONE
+	CPUHP_.*|H_SUCCESS|H_REGISTER_VPA|H_VPA_.*|IORESOURCE_MEM|O_RDONLY
+
+ifeq ($(rpmu-testing),y)
+rpmu-objs += rpmu_test_helpers.o
+rpmu-bindgen-types += |kprobe|spinlock
+rpmu-bindgen-fns += |register_kprobe|unregister_kprobe|perf_event_create_kernel_counter|\
+	perf_event_release_kernel|perf_event_read_value|remove_cpu|add_cpu
+rpmu-bindgen-defs := -DRPMU_TESTING
+rustflags-y += --cfg rpmu_testing
+endif
 
 # Types the Rust side only points to or embeds: their size and alignment are
 # kept, their fields are not generated.
 rpmu-bindgen-opaque := perf_event_context|perf_buffer|perf_event_pmu_context|\
-	task_struct|mm_struct|file|rcu_head|irq_work|wait_queue_head|\
+	task_struct|mm_struct|file|file_operations|rcu_head|irq_work|wait_queue_head|\
 	perf_addr_filters_head|perf_cgroup|trace_event_call|ftrace_ops|bpf_prog|\
 	mutex|list_head|hlist_head|hlist_node|spinlock|raw_spinlock|\
 	refcount_struct|perf_sample_data|\
@@ -66,11 +83,12 @@ quiet_cmd_rpmu_bindgen = BINDGEN $@
 		--allowlist-var '$(call rpmu-alt,$(rpmu-bindgen-vars),$(rpmu-extra-vars))' \
 		--opaque-type '$(subst $(space),,$(rpmu-bindgen-opaque))' \
 		--with-derive-default \
-		-o $@ -- $(c_flags) -w -DMODULE -D__BINDGEN__ -fno-builtin \
+		-o $@ -- $(c_flags) -w -DMODULE -D__BINDGEN__ -fno-builtin $(rpmu-bindgen-defs) \
 		-I$(rpmu-top)/rust/helpers $(addprefix -include ,$(rpmu-extra-h))
 
 $(obj)/rpmu_bindings_generated.rs: $(rpmu-top)/rust/bindings/rpmu_bindings.h \
-		$(rpmu-top)/rust/helpers/rpmu_helpers.h $(rpmu-extra-h) FORCE
+		$(rpmu-top)/rust/helpers/rpmu_helpers.h $(rpmu-top)/rust/helpers/rpmu_test_helpers.h \
+		$(rpmu-extra-h) FORCE
 	$(call if_changed,rpmu_bindgen)
 
 targets += rpmu_bindings_generated.rs

@@ -8,13 +8,15 @@
 #ifndef RPMU_BINDINGS_H
 #define RPMU_BINDINGS_H
 
+#include <linux/anon_inodes.h>
 #include <linux/capability.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/device.h>
+#include <linux/fcntl.h>
+#include <linux/file.h>
 #include <linux/hrtimer.h>
-#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
@@ -34,5 +36,10 @@
 #endif
 
 #include "rpmu_helpers.h"
+
+#ifdef RPMU_TESTING
+#include <linux/kprobes.h>
+#include "rpmu_test_helpers.h"
+#endif
 
 #endif

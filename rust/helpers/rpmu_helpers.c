@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * C helpers for `static inline` functions and macros; see rpmu_helpers.h.
- * Compiled into each module that uses the rust/pmu abstractions.
+ * Compiled into each module that includes rust/rpmu.
  */
 #include <linux/capability.h>
 #include <linux/device.h>
@@ -11,7 +11,6 @@
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
-#include <linux/ptrace.h>
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
@@ -19,11 +18,15 @@
 #include <linux/vmalloc.h>
 #include <linux/topology.h>
 #include <linux/acpi.h>
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/of.h>
 #include <linux/of_address.h>
 #include <linux/property.h>
+#include <linux/mfd/syscon.h>
+#include <linux/regmap.h>
 
 #ifdef CONFIG_PPC_PSERIES
 #include <asm/firmware.h>
@@ -120,16 +123,6 @@ u64 rpmu_local_clock(void)
 	return local_clock();
 }
 
-int rpmu_cpu_to_node(int cpu)
-{
-	return cpu_to_node(cpu);
-}
-
-int rpmu_smp_processor_id(void)
-{
-	return raw_smp_processor_id();
-}
-
 unsigned int rpmu_nr_cpu_ids(void)
 {
 	return nr_cpu_ids;
@@ -173,24 +166,6 @@ void rpmu_raw_spin_assert_held(raw_spinlock_t *lock)
 	lockdep_assert_held(lock);
 }
 
-void rpmu_spin_lock_init(spinlock_t *lock)
-{
-	spin_lock_init(lock);
-}
-
-unsigned long rpmu_spin_lock_irqsave(spinlock_t *lock)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(lock, flags);
-	return flags;
-}
-
-void rpmu_spin_unlock_irqrestore(spinlock_t *lock, unsigned long flags)
-{
-	spin_unlock_irqrestore(lock, flags);
-}
-
 /* A dynamic multi-instance state; returns the state number or an errno. */
 int rpmu_cpuhp_setup_multi(const char *name,
 			   int (*online)(unsigned int cpu, struct hlist_node *node),
@@ -212,21 +187,6 @@ int rpmu_cpuhp_remove_instance(int state, struct hlist_node *node)
 void rpmu_cpuhp_remove_multi_state(int state)
 {
 	cpuhp_remove_multi_state(state);
-}
-
-unsigned long rpmu_regs_arg(struct pt_regs *regs, unsigned int n)
-{
-	return regs_get_kernel_argument(regs, n);
-}
-
-void rpmu_on_each_cpu(void (*fn)(void *), void *info)
-{
-	on_each_cpu(fn, info, 1);
-}
-
-void *rpmu_va(phys_addr_t pa)
-{
-	return __va(pa);
 }
 
 void __iomem *rpmu_ioremap(phys_addr_t pa, size_t size)
@@ -296,6 +256,22 @@ bool rpmu_fwnode_is_of(struct fwnode_handle *fwnode)
 struct device_node *rpmu_dev_of_node(struct device *dev)
 {
 	return dev->of_node;
+}
+
+/* Syscon and regmap are optional: without them these fail cleanly. */
+struct regmap *rpmu_syscon_regmap_lookup_by_phandle(struct device_node *np,
+						    const char *property)
+{
+	return syscon_regmap_lookup_by_phandle(np, property);
+}
+
+int rpmu_regmap_read(struct regmap *map, unsigned int reg, unsigned int *val)
+{
+#ifdef CONFIG_REGMAP
+	return regmap_read(map, reg, val);
+#else
+	return -EOPNOTSUPP;
+#endif
 }
 
 int rpmu_request_irq(unsigned int irq, irqreturn_t (*handler)(int, void *),

@@ -36,12 +36,9 @@ void rpmu_local64_set(local64_t *l, u64 v);
 void rpmu_local64_add(local64_t *l, u64 v);
 u64 rpmu_local64_cmpxchg(local64_t *l, u64 old, u64 new);
 u64 rpmu_local_clock(void);
-int rpmu_cpu_to_node(int cpu);
-int rpmu_smp_processor_id(void);
 unsigned int rpmu_nr_cpu_ids(void);
 bool rpmu_cpu_online(int cpu);
 
-void rpmu_spin_lock_init(spinlock_t *lock);
 struct lock_class_key;
 void rpmu_raw_spin_lock_init(raw_spinlock_t *lock, const char *name,
 			     struct lock_class_key *key);
@@ -49,8 +46,6 @@ unsigned long rpmu_raw_spin_lock_irqsave(raw_spinlock_t *lock);
 bool rpmu_raw_spin_trylock_irqsave(raw_spinlock_t *lock, unsigned long *flags);
 void rpmu_raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags);
 void rpmu_raw_spin_assert_held(raw_spinlock_t *lock);
-unsigned long rpmu_spin_lock_irqsave(spinlock_t *lock);
-void rpmu_spin_unlock_irqrestore(spinlock_t *lock, unsigned long flags);
 
 struct hlist_node;
 int rpmu_cpuhp_setup_multi(const char *name,
@@ -60,10 +55,6 @@ int rpmu_cpuhp_add_instance(int state, struct hlist_node *node);
 int rpmu_cpuhp_remove_instance(int state, struct hlist_node *node);
 void rpmu_cpuhp_remove_multi_state(int state);
 
-struct pt_regs;
-unsigned long rpmu_regs_arg(struct pt_regs *regs, unsigned int n);
-void rpmu_on_each_cpu(void (*fn)(void *), void *info);
-void *rpmu_va(phys_addr_t pa);
 
 /* SoC uncore PMUs: MMIO windows, firmware nodes, interrupts. */
 struct fwnode_handle;
@@ -76,6 +67,10 @@ int rpmu_fwnode_mem_resource(struct fwnode_handle *fwnode, struct resource *res)
 const char *rpmu_fwnode_acpi_hid(struct fwnode_handle *fwnode);
 bool rpmu_fwnode_is_of(struct fwnode_handle *fwnode);
 struct device_node *rpmu_dev_of_node(struct device *dev);
+struct regmap;
+struct regmap *rpmu_syscon_regmap_lookup_by_phandle(struct device_node *np,
+						    const char *property);
+int rpmu_regmap_read(struct regmap *map, unsigned int reg, unsigned int *val);
 int rpmu_request_irq(unsigned int irq, irqreturn_t (*handler)(int, void *),
 		     unsigned long flags, const char *name, void *cookie);
 int rpmu_irq_set_affinity(unsigned int irq, unsigned int cpu);

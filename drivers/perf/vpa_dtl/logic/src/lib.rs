@@ -3,14 +3,20 @@
 //! Kernel-independent logic of the `vpa_dtl` PMU.
 //!
 //! These modules are `no_std` and free of kernel types: the kernel module
-//! includes the same files (`#[path = ...] mod ...`), and `cargo test` runs
-//! them on the host, with property tests, before KUnit runs the shared table
-//! of cases ([`selftest`]) again inside the guest.
+//! includes this crate as a module (`#[path = "logic/src/lib.rs"] pub mod
+//! logic;`), and `cargo test` runs it on the host, with property tests,
+//! before KUnit (`vpa_dtl_kunit.ko`) runs the shared table of cases
+//! (`selftest`) again inside the guest. Modules refer to each other only
+//! through `super::`, so they work under any parent module.
+//!
+//! `selftest` is test code: a kernel build (`MODULE`) compiles it only for
+//! test modules (`rpmu_testing`), never into the driver.
 
-#![no_std]
+#![cfg_attr(not(MODULE), no_std)]
 
 pub mod aux_plan;
 pub mod record;
 pub mod ring;
+#[cfg(any(not(MODULE), rpmu_testing))]
 pub mod selftest;
 pub mod validate;

@@ -102,9 +102,10 @@ pub fn header(boot_tb: u64, tb_freq: u64) -> [u8; ENTRY_SIZE] {
 /// tick of rounding.
 pub fn boot_tb_from(tb_before: u64, sched_ns: u64, tb_after: u64, tb_freq: u64) -> (u64, u64) {
     let elapsed_ticks = ns_to_ticks(sched_ns, tb_freq);
-    let mid = tb_before + (tb_after - tb_before) / 2;
+    let window = tb_after.saturating_sub(tb_before);
+    let mid = tb_before + window / 2;
     let boot = mid.saturating_sub(elapsed_ticks);
-    (boot, (tb_after - tb_before) / 2 + 1)
+    (boot, window / 2 + 1)
 }
 
 /// Converts nanoseconds to timebase ticks at `tb_freq` Hz, rounding down,
@@ -113,4 +114,22 @@ pub fn boot_tb_from(tb_before: u64, sched_ns: u64, tb_after: u64, tb_freq: u64) 
 pub fn ns_to_ticks(ns: u64, tb_freq: u64) -> u64 {
     const NS_PER_S: u64 = 1_000_000_000;
     (ns / NS_PER_S) * tb_freq + (ns % NS_PER_S) * tb_freq / NS_PER_S
+}
+
+/// The best of `tries` boot timebase estimates taken with `sample`, which
+/// returns `(timebase before, local_clock ns, timebase after)`: the estimate
+/// with the smallest error bound (see [`boot_tb_from`]).
+pub fn estimate_boot_tb<F>(mut sample: F, tb_freq: u64, tries: usize) -> (u64, u64)
+where
+    F: FnMut() -> (u64, u64, u64),
+{
+    let mut best = (0, u64::MAX);
+    for _ in 0..tries {
+        let (before, ns, after) = sample();
+        let est = boot_tb_from(before, ns, after, tb_freq);
+        if est.1 < best.1 {
+            best = est;
+        }
+    }
+    best
 }

@@ -17,7 +17,8 @@
 //! ];
 //! ```
 
-use super::{bindings, PmuDriver};
+use super::{registration::Inner, PmuDriver};
+use crate::rpmu::bindings;
 use core::{fmt, marker::PhantomData};
 use kernel::{prelude::*, types::Opaque};
 
@@ -68,9 +69,11 @@ pub struct SysfsWriter<'a> {
 
 impl fmt::Write for SysfsWriter<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        let n = s.len().min(self.buf.len() - self.len);
-        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
-        self.len += n;
+        let n = s.len().min(self.buf.len().saturating_sub(self.len));
+        if let Some(dst) = self.buf.get_mut(self.len..self.len + n) {
+            dst.copy_from_slice(&s.as_bytes()[..n]);
+            self.len += n;
+        }
         if n < s.len() {
             Err(fmt::Error)
         } else {
@@ -94,9 +97,11 @@ struct Node<T: PmuDriver> {
 /// `attrs` points at a NULL-terminated run of `attr_ptrs`, which point into
 /// `nodes`. None of the vectors is resized after [`Groups::new`].
 pub(super) struct Groups<T: PmuDriver> {
-    nodes: KVec<Node<T>>,
-    attr_ptrs: KVec<*mut bindings::attribute>,
-    groups: KVec<bindings::attribute_group>,
+    // The three vectors below are only held: sysfs reads them through
+    // `group_ptrs`.
+    _nodes: KVec<Node<T>>,
+    _attr_ptrs: KVec<*mut bindings::attribute>,
+    _groups: KVec<bindings::attribute_group>,
     group_ptrs: KVec<*const bindings::attribute_group>,
     _p: PhantomData<T>,
 }
@@ -163,9 +168,9 @@ impl<T: PmuDriver> Groups<T> {
         group_ptrs.push(core::ptr::null(), GFP_KERNEL)?;
         // INVARIANT: built above; the vectors are never pushed to again.
         Ok(Self {
-            nodes,
-            attr_ptrs,
-            groups,
+            _nodes: nodes,
+            _attr_ptrs: attr_ptrs,
+            _groups: groups,
             group_ptrs,
             _p: PhantomData,
         })
@@ -208,7 +213,7 @@ unsafe extern "C" fn show_trampoline<T: PmuDriver>(
             // so the `Inner<T>` outlives this call.
             let driver = unsafe {
                 let pmu = bindings::rpmu_dev_get_drvdata(dev).cast::<bindings::pmu>();
-                &(*super::Inner::<T>::from_pmu(pmu)).driver
+                &Inner::<T>::from_pmu(pmu).driver
             };
             f(driver, &mut w)
         }

@@ -6,7 +6,7 @@
 //!
 //! C header: [`include/linux/perf_event.h`](srctree/include/linux/perf_event.h)
 
-use super::bindings;
+use crate::rpmu::{bindings, cpu::CpuId};
 use core::ptr::NonNull;
 use kernel::{error::from_err_ptr, prelude::*};
 
@@ -30,16 +30,16 @@ impl KernelCounter {
     /// Opens an enabled counting event of PMU type `pmu_type` with `config`
     /// on `cpu`. Errors are what the PMU's `event_init` (or perf core)
     /// returned.
-    pub fn new(pmu_type: u32, config: u64, cpu: u32) -> Result<Self> {
+    pub fn new(pmu_type: u32, config: u64, cpu: CpuId) -> Result<Self> {
         Self::open(pmu_type, config, cpu, false)
     }
 
     /// As [`Self::new`], with `exclude_user` set.
-    pub fn new_excluding_user(pmu_type: u32, config: u64, cpu: u32) -> Result<Self> {
+    pub fn new_excluding_user(pmu_type: u32, config: u64, cpu: CpuId) -> Result<Self> {
         Self::open(pmu_type, config, cpu, true)
     }
 
-    fn open(pmu_type: u32, config: u64, cpu: u32, exclude_user: bool) -> Result<Self> {
+    fn open(pmu_type: u32, config: u64, cpu: CpuId, exclude_user: bool) -> Result<Self> {
         let mut attr = bindings::perf_event_attr {
             type_: pmu_type,
             size: core::mem::size_of::<bindings::perf_event_attr>() as u32,
@@ -52,7 +52,7 @@ impl KernelCounter {
         let p = unsafe {
             bindings::perf_event_create_kernel_counter(
                 &mut attr,
-                cpu as c_int,
+                i32::from(cpu),
                 core::ptr::null_mut(),
                 None,
                 core::ptr::null_mut(),

@@ -12,15 +12,16 @@
 //! (`perf_aux_output_end`), which posts a `PERF_RECORD_AUX` carrying the
 //! output flags.
 
-use super::{bindings, Event, PmuDriver};
+use super::{module_pin::ModulePin, Event, PmuDriver};
+use crate::rpmu::bindings;
 use core::ptr::NonNull;
 use kernel::prelude::*;
 
-/// An AUX area mapped into one contiguous kernel buffer.
+/// An AUX area mapped into one contiguous kernel buffer; unmapped on drop.
 ///
 /// # Invariants
 ///
-/// `base` is a `vmap` of `size` bytes that stays mapped until `free_aux`.
+/// `base` is a `vmap` of `size` bytes, not yet unmapped.
 pub struct AuxBuffer {
     base: NonNull<u8>,
     size: usize,
@@ -38,78 +39,99 @@ impl AuxBuffer {
     pub fn is_snapshot(&self) -> bool {
         self.snapshot
     }
+
+    /// Maps the `nr_pages` pages perf passed to `setup_aux`.
+    ///
+    /// # Safety
+    ///
+    /// `pages` must hold `nr_pages` page-aligned kernel addresses of pages
+    /// that stay allocated until the buffer is dropped, as perf core passes
+    /// to `pmu::setup_aux` (it frees them after `free_aux`).
+    unsafe fn map(pages: *mut *mut c_void, nr_pages: c_int, snapshot: bool) -> Result<Self> {
+        let n = usize::try_from(nr_pages).map_err(|_| EINVAL)?;
+        if n == 0 {
+            return Err(EINVAL);
+        }
+        let mut list = KVec::<*mut bindings::page>::with_capacity(n, GFP_KERNEL)?;
+        for i in 0..n {
+            // SAFETY: `pages` has `n` entries (caller); each is a kernel address.
+            let page = unsafe { bindings::rpmu_virt_to_page(*pages.add(i)) };
+            list.push(page, GFP_KERNEL)?;
+        }
+        // SAFETY: `list` holds `n` valid pages; `vmap` maps them contiguously.
+        let base = unsafe { bindings::rpmu_vmap_pages(list.as_mut_ptr(), n as c_uint) };
+        let base = NonNull::new(base.cast::<u8>()).ok_or(ENOMEM)?;
+        // INVARIANT: `base` maps `n` pages until `drop` unmaps it.
+        Ok(Self {
+            base,
+            size: n << kernel::page::PAGE_SHIFT,
+            snapshot,
+        })
+    }
 }
+
+impl Drop for AuxBuffer {
+    fn drop(&mut self) {
+        // SAFETY: `base` is the `vmap` made in `map` (type invariant); the
+        // buffer is dropped by `free` after perf's last
+        // `perf_aux_output_end`, so no writer is left.
+        unsafe { bindings::vunmap(self.base.as_ptr().cast()) };
+    }
+}
+
+// SAFETY: The mapping is not tied to a thread; writes go through
+// `AuxOutput`, which perf serialises per buffer.
+unsafe impl Send for AuxBuffer {}
+// SAFETY: `&AuxBuffer` only reads the size and mode.
+unsafe impl Sync for AuxBuffer {}
 
 /// What `setup_aux` returns to perf, handed back by `perf_aux_output_begin`.
+/// Fields drop in order: the driver's data, the mapping, then the module
+/// reference.
 struct AuxBox<T: PmuDriver> {
-    buf: AuxBuffer,
     data: T::AuxData,
+    buf: AuxBuffer,
+    _pin: ModulePin,
 }
 
+/// Builds the AUX box for `setup_aux`; NULL (perf answers `-ENOMEM`) on
+/// failure.
+///
 /// # Safety
 ///
-/// `pages` must hold `nr_pages` page-aligned kernel addresses, as perf core
-/// passes to `pmu::setup_aux`.
+/// As for [`AuxBuffer::map`].
 pub(super) unsafe fn setup<T: PmuDriver>(
     event: &Event<T>,
     pages: *mut *mut c_void,
     nr_pages: c_int,
     overwrite: bool,
 ) -> *mut c_void {
-    let Ok(n) = usize::try_from(nr_pages) else {
+    // The module reference first: `free` may run after the event and the
+    // registration are gone, and only this keeps the module loaded for it.
+    let Ok(pin) = ModulePin::new() else {
         return core::ptr::null_mut();
     };
-    if n == 0 {
-        return core::ptr::null_mut();
-    }
-    let Ok(mut list) = KVec::<*mut bindings::page>::with_capacity(n, GFP_KERNEL) else {
+    // SAFETY: Guaranteed by the caller.
+    let Ok(buf) = (unsafe { AuxBuffer::map(pages, nr_pages, overwrite) }) else {
         return core::ptr::null_mut();
     };
-    for i in 0..n {
-        // SAFETY: `pages` has `n` entries (caller); each is a kernel address.
-        let page = unsafe { bindings::rpmu_virt_to_page(*pages.add(i)) };
-        // Capacity reserved above.
-        let _ = list.push(page, GFP_KERNEL);
-    }
-    // SAFETY: `list` holds `n` valid pages; `vmap` maps them contiguously.
-    let base = unsafe { bindings::rpmu_vmap_pages(list.as_mut_ptr(), n as c_uint) };
-    let Some(base) = NonNull::new(base.cast::<u8>()) else {
-        pr_err!("cannot map the AUX area ({} pages)\n", n);
+    let Ok(data) = event.driver().setup_aux(event, &buf) else {
         return core::ptr::null_mut();
     };
-    // INVARIANT: `base` maps `n` pages until `free` unmaps it.
-    let buf = AuxBuffer {
-        base,
-        size: n << kernel::page::PAGE_SHIFT,
-        snapshot: overwrite,
-    };
-    let data = match event.driver().setup_aux(event, &buf) {
-        Ok(d) => d,
-        Err(_) => {
-            // SAFETY: `base` came from `vmap` above and is unused elsewhere.
-            unsafe { bindings::vunmap(base.as_ptr().cast()) };
-            return core::ptr::null_mut();
-        }
-    };
-    match KBox::new(AuxBox::<T> { buf, data }, GFP_KERNEL) {
+    match KBox::new(AuxBox::<T> { data, buf, _pin: pin }, GFP_KERNEL) {
         Ok(b) => KBox::into_raw(b).cast(),
-        Err(_) => {
-            // SAFETY: As above.
-            unsafe { bindings::vunmap(base.as_ptr().cast()) };
-            core::ptr::null_mut()
-        }
+        Err(_) => core::ptr::null_mut(),
     }
 }
 
+/// Frees what [`setup`] built.
+///
 /// # Safety
 ///
 /// `p` must come from [`setup`] for the same `T` and not be used afterwards.
 pub(super) unsafe fn free<T: PmuDriver>(p: *mut c_void) {
     // SAFETY: `p` is a leaked `KBox<AuxBox<T>>` (caller).
-    let b = unsafe { KBox::from_raw(p.cast::<AuxBox<T>>()) };
-    // SAFETY: `base` is the `vmap` made in `setup`; perf calls `free_aux`
-    // after the last `perf_aux_output_end`, so no writer is left.
-    unsafe { bindings::vunmap(b.buf.base.as_ptr().cast()) };
+    drop(unsafe { KBox::from_raw(p.cast::<AuxBox<T>>()) });
 }
 
 /// Output flags of an AUX record (`PERF_AUX_FLAG_*`).

@@ -12,7 +12,7 @@
 //! crate has no raw spinlock as of Linux 7.3; this is a backend for its
 //! generic [`Lock`].
 
-use super::bindings;
+use crate::rpmu::bindings;
 use kernel::{
     ffi::{c_char, c_ulong},
     sync::lock::{Backend, Lock},
@@ -23,18 +23,16 @@ use kernel::{
 pub type RawSpinLockIrq<T> = Lock<T, RawSpinLockIrqBackend>;
 
 /// Creates a [`RawSpinLockIrq`] initialiser with a lock class of its own.
-#[macro_export]
 macro_rules! new_raw_spinlock_irq {
     ($inner:expr, $name:literal) => {
-        $crate::pmu::sync::RawSpinLockIrq::new(
+        $crate::rpmu::sync::RawSpinLockIrq::new(
             $inner,
             kernel::c_str!($name),
             kernel::static_lock_class!(),
         )
     };
 }
-#[allow(unused_imports)]
-pub use new_raw_spinlock_irq;
+pub(crate) use new_raw_spinlock_irq;
 
 /// The [`Backend`] of [`RawSpinLockIrq`].
 pub struct RawSpinLockIrqBackend;

@@ -1,19 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! POWER pseries (PAPR) facilities for the Dispatch Trace Log: platform
-//! checks, the timebase, and a per-CPU DTL buffer registered with the
-//! hypervisor through `H_REGISTER_VPA`.
-//!
-//! C headers: [`arch/powerpc/include/asm/lppaca.h`](srctree/arch/powerpc/include/asm/lppaca.h),
-//! [`arch/powerpc/include/asm/dtl.h`](srctree/arch/powerpc/include/asm/dtl.h),
-//! [`arch/powerpc/include/asm/plpar_wrappers.h`](srctree/arch/powerpc/include/asm/plpar_wrappers.h)
-//!
-//! Included by a driver crate next to `rust/pmu` (it uses
-//! `crate::pmu::bindings`).
+//! Dispatch Trace Log buffers: one 4 KiB ring per CPU, registered with the
+//! hypervisor through `H_REGISTER_VPA`, which then logs dispatch events into
+//! it and publishes its index in the CPU's lppaca.
 
-use crate::pmu::bindings;
+use crate::rpmu::bindings;
 use core::{cell::UnsafeCell, mem::ManuallyDrop, ptr::addr_of_mut};
 use kernel::{
+    cpu::CpuId,
     prelude::*,
     sync::atomic::{Atomic, Relaxed},
 };
@@ -25,41 +19,37 @@ pub const DTL_ENTRY_BYTES: usize = 48;
 /// Entries in a DTL buffer (`N_DISPATCH_LOG`).
 pub const DTL_ENTRIES: usize = DTL_BYTES / DTL_ENTRY_BYTES;
 
-/// Whether this is a shared-processor LPAR (`FW_FEATURE_SPLPAR`).
-pub fn is_shared_processor_lpar() -> bool {
-    // SAFETY: Reads the firmware feature bits set at boot.
-    unsafe { bindings::rpmu_fw_splpar() }
+/// Upper bound of `nr_cpu_ids` on powerpc (its largest `CONFIG_NR_CPUS`).
+pub const MAX_CPUS: usize = 8192;
+
+/// `CLAIMED[cpu]`: a [`DtlBuffer`] of this module exists for that CPU.
+static CLAIMED: [Atomic<bool>; MAX_CPUS] = [const { Atomic::new(false) }; MAX_CPUS];
+
+/// The exclusive claim of one CPU's DTL within this module; released when
+/// dropped.
+///
+/// # Invariants
+///
+/// `CLAIMED[cpu]` was set by [`Claim::take`] and is cleared only by `drop`.
+struct Claim(usize);
+
+impl Claim {
+    fn take(cpu: CpuId) -> Result<Self> {
+        let i = u32::from(cpu) as usize;
+        let slot = CLAIMED.get(i).ok_or(EINVAL)?;
+        slot.cmpxchg(false, true, kernel::sync::atomic::Full)
+            .map_err(|_| EBUSY)?;
+        // INVARIANT: set above.
+        Ok(Claim(i))
+    }
 }
 
-/// Whether the kernel runs as a KVM guest rather than under PowerVM.
-pub fn is_kvm_guest() -> bool {
-    // SAFETY: Reads a static key set at boot.
-    unsafe { bindings::rpmu_is_kvm_guest() }
-}
-
-/// The timebase frequency (`tb_ticks_per_sec`).
-pub fn timebase_frequency() -> u64 {
-    // SAFETY: Set once at boot.
-    unsafe { bindings::rpmu_tb_ticks_per_sec() as u64 }
-}
-
-/// The current timebase (`mftb`).
-pub fn timebase() -> u64 {
-    // SAFETY: Reads a special-purpose register.
-    unsafe { bindings::rpmu_mftb() }
-}
-
-/// The scheduler clock in nanoseconds (`local_clock()`), perf's default
-/// timestamp clock.
-pub fn local_clock_ns() -> u64 {
-    // SAFETY: Callable from any context.
-    unsafe { bindings::rpmu_local_clock() }
-}
-
-/// Number of possible CPU ids (`nr_cpu_ids`).
-pub fn nr_cpu_ids() -> u32 {
-    // SAFETY: Set at boot.
-    unsafe { bindings::rpmu_nr_cpu_ids() }
+impl Drop for Claim {
+    fn drop(&mut self) {
+        if let Some(slot) = CLAIMED.get(self.0) {
+            slot.store(false, kernel::sync::atomic::Release);
+        }
+    }
 }
 
 #[repr(C, align(4096))]
@@ -74,14 +64,17 @@ unsafe impl pin_init::Zeroable for Ring {}
 ///
 /// # Invariants
 ///
-/// - `cpu` is a possible CPU.
+/// - `cpu` is a possible CPU (`CpuId` invariant).
 /// - While `registered` is true the hypervisor may write `ring` at any time;
 ///   the buffer is deregistered before it is freed (see `Drop`).
 pub struct DtlBuffer {
     ring: ManuallyDrop<KBox<Ring>>,
-    cpu: u32,
+    cpu: CpuId,
     hwcpu: i32,
     registered: Atomic<bool>,
+    /// Dropped after `Drop::drop` deregistered the buffer, so that the next
+    /// owner of the CPU's DTL finds it free.
+    _claim: Claim,
 }
 
 // SAFETY: The ring is only written by the hypervisor and read with volatile
@@ -95,34 +88,34 @@ unsafe impl Sync for DtlBuffer {}
 pub struct HcallError(pub i64);
 
 impl DtlBuffer {
-    /// Allocates a buffer for `cpu` (which may sleep).
-    pub fn new(cpu: u32) -> Result<Self> {
-        if cpu >= nr_cpu_ids() {
-            return Err(EINVAL);
-        }
+    /// Allocates a buffer for `cpu` (which may sleep). Fails with `EBUSY` if
+    /// this module already has a buffer for `cpu`: a CPU has one DTL.
+    pub fn new(cpu: CpuId) -> Result<Self> {
+        let claim = Claim::take(cpu)?;
         // Zeroed in place: a 4 KiB value would otherwise pass through the
         // stack.
         let ring = KBox::init::<core::convert::Infallible>(pin_init::zeroed::<Ring>(), GFP_KERNEL)?;
         // SAFETY: `cpu` is a possible CPU; its paca is set up at boot.
-        let hwcpu = unsafe { bindings::rpmu_hard_smp_processor_id(cpu as c_int) };
-        // INVARIANT: `cpu` checked above; not registered yet.
+        let hwcpu = unsafe { bindings::rpmu_hard_smp_processor_id(i32::from(cpu)) };
+        // INVARIANT: `cpu` is a `CpuId`; not registered yet.
         Ok(Self {
             ring: ManuallyDrop::new(ring),
             cpu,
             hwcpu,
             registered: Atomic::new(false),
+            _claim: claim,
         })
     }
 
     /// The CPU this buffer is for.
-    pub fn cpu(&self) -> u32 {
+    pub fn cpu(&self) -> CpuId {
         self.cpu
     }
 
     fn lppaca(&self) -> *mut bindings::lppaca {
         // SAFETY: `cpu` is a possible CPU (invariant); every possible CPU has
         // an lppaca for the kernel's lifetime.
-        unsafe { bindings::rpmu_lppaca_of(self.cpu as c_int) }
+        unsafe { bindings::rpmu_lppaca_of(i32::from(self.cpu)) }
     }
 
     /// Registers the buffer with the hypervisor for its CPU and resets the
@@ -197,19 +190,25 @@ impl DtlBuffer {
         u64::from_be(raw)
     }
 
-    /// Copies `len` entries starting at ring slot `slot` into `dst` (which
-    /// must hold them), with volatile reads: the hypervisor may be writing.
-    pub fn copy_slots(&self, slot: usize, len: usize, dst: &mut [u8]) {
-        assert!(slot + len <= DTL_ENTRIES && dst.len() >= len * DTL_ENTRY_BYTES);
+    /// Copies `len` entries starting at ring slot `slot` into `dst`, with
+    /// volatile reads: the hypervisor may be writing. Fails with `EINVAL`,
+    /// copying nothing, if the slots are outside the ring or `dst` cannot
+    /// hold them.
+    pub fn copy_slots(&self, slot: usize, len: usize, dst: &mut [u8]) -> Result {
+        let end = slot.checked_add(len).ok_or(EINVAL)?;
+        let bytes = len * DTL_ENTRY_BYTES;
+        if end > DTL_ENTRIES || dst.len() < bytes {
+            return Err(EINVAL);
+        }
         let src = self.ring.0.get().cast::<u64>();
-        let words = len * DTL_ENTRY_BYTES / 8;
         let first = slot * DTL_ENTRY_BYTES / 8;
-        for i in 0..words {
+        for (i, chunk) in dst[..bytes].chunks_exact_mut(8).enumerate() {
             // SAFETY: `first + i` is within the 512-word ring (checked above)
             // and the ring is 8-byte aligned.
             let w = unsafe { core::ptr::read_volatile(src.add(first + i)) };
-            dst[i * 8..i * 8 + 8].copy_from_slice(&w.to_ne_bytes());
+            chunk.copy_from_slice(&w.to_ne_bytes());
         }
+        Ok(())
     }
 }
 
@@ -220,7 +219,7 @@ impl Drop for DtlBuffer {
             // corrupt memory, so it is deliberately leaked.
             pr_err!(
                 "cpu {}: DTL deregistration failed ({}); leaking the buffer\n",
-                self.cpu,
+                u32::from(self.cpu),
                 rc
             );
             return;

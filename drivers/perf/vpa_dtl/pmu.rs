@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The PMU's callbacks: which events it accepts, and what scheduling an
+//! event does to the CPU's DTL.
+
+use crate::{
+    logic::validate,
+    poll::{DtlAux, Reader},
+    rpmu::{
+        perf::{
+            AuxBuffer, Capabilities, Capability, Event, EventFlag, EventFlags, EventInit,
+            HwState, HwStateBit, PmuDriver, TaskContext, TimerRestart,
+        },
+        pseries::dtl::DtlBuffer,
+        sync::{new_raw_spinlock_irq, RawSpinLockIrq},
+    },
+    stats::Stats,
+    TimerMode,
+};
+use kernel::{
+    pr_err_once, pr_warn_once,
+    prelude::*,
+    sync::atomic::{Atomic, Relaxed},
+    time::Delta,
+};
+
+/// The PMU.
+pub(crate) struct VpaDtl {
+    /// Totals since the module was loaded, for `stats/`.
+    pub(crate) totals: Stats,
+    /// Boot timebase estimate and its error bound (ticks).
+    pub(crate) boot_tb: u64,
+    pub(crate) boot_tb_err: u64,
+    pub(crate) tb_freq: u64,
+    pub(crate) mode: TimerMode,
+}
+
+impl VpaDtl {
+    pub(crate) fn new(boot_tb: u64, boot_tb_err: u64, tb_freq: u64, mode: TimerMode) -> Self {
+        Self {
+            totals: Stats::new(),
+            boot_tb,
+            boot_tb_err,
+            tb_freq,
+            mode,
+        }
+    }
+}
+
+/// One event: the DTL of one CPU.
+#[pin_data]
+pub(crate) struct DtlEvent {
+    pub(crate) buf: DtlBuffer,
+    mask: u8,
+    #[pin]
+    pub(crate) reader: RawSpinLockIrq<Reader>,
+    pub(crate) stats: Stats,
+    /// Lost entries already added to the event's count.
+    lost_reported: Atomic<u64>,
+}
+
+/// The polling period of `ev` now: its sample period (which
+/// `PERF_EVENT_IOC_PERIOD` may have changed), clamped like at `event_init`.
+fn period(ev: &Event<VpaDtl>) -> Delta {
+    let ns = validate::period_ns(ev.sample_period(), false);
+    Delta::from_nanos(i64::try_from(ns).unwrap_or(i64::MAX))
+}
+
+#[vtable]
+impl PmuDriver for VpaDtl {
+    type EventData = DtlEvent;
+    type AuxData = DtlAux;
+    const CAPABILITIES: Capabilities = Capabilities::empty()
+        .with(Capability::NoExclude)
+        .with(Capability::Exclusive)
+        .with(Capability::Itrace);
+    const TASK_CONTEXT: TaskContext = TaskContext::Invalid;
+
+    fn event_init(&self, e: &mut EventInit<'_>) -> Result<impl PinInit<DtlEvent, Error>> {
+        let req = validate::Request {
+            config: e.config(),
+            sampling: e.is_sampling(),
+            branch_stack: e.has_branch_stack(),
+            per_task: e.is_per_task(),
+            has_cpu: e.cpu().is_some(),
+            perfmon: e.caller_perfmon_capable(),
+        };
+        if let Err(why) = validate::check(&req) {
+            // Any user can ask in a loop: never above debug level.
+            pr_debug!("event refused: {}\n", why.reason());
+            return Err(Error::from_errno(-why.errno()));
+        }
+        let cpu = e.cpu().ok_or(EINVAL)?;
+        if e.is_freq() {
+            let ns = validate::period_ns(e.sample_period_or_freq(), true);
+            e.set_fixed_period(ns);
+        }
+        // Fails with EBUSY if another event of this PMU owns the CPU's DTL.
+        let buf = DtlBuffer::new(cpu).inspect_err(|_| {
+            pr_debug!("cpu {}: the DTL is in use by another vpa_dtl event\n", u32::from(cpu));
+        })?;
+        let reader = Reader::new()?;
+        Ok(try_pin_init!(DtlEvent {
+            buf,
+            mask: e.config() as u8,
+            reader <- new_raw_spinlock_irq!(reader, "vpa_dtl_reader"),
+            stats: Stats::new(),
+            lost_reported: Atomic::new(0),
+        }? Error))
+    }
+
+    fn add(&self, ev: &Event<Self>, flags: EventFlags) -> Result {
+        let d = ev.data();
+        if let Err(e) = d.buf.register() {
+            pr_warn_once!(
+                "cpu {}: DTL registration failed (hcall {})\n",
+                u32::from(d.buf.cpu()),
+                e.0
+            );
+            return Err(EIO);
+        }
+        d.reader.lock().reset(period(ev));
+        ev.set_hw_state(HwStateBit::Stopped.into());
+        if flags.contains(EventFlag::Start) {
+            self.start(ev, flags);
+        }
+        Ok(())
+    }
+
+    fn del(&self, ev: &Event<Self>, _flags: EventFlags) {
+        self.stop(ev, EventFlag::Update.into());
+        let d = ev.data();
+        if let Err(e) = d.buf.unregister() {
+            pr_err_once!(
+                "cpu {}: DTL deregistration failed (hcall {})\n",
+                u32::from(d.buf.cpu()),
+                e.0
+            );
+        }
+    }
+
+    fn start(&self, ev: &Event<Self>, _flags: EventFlags) {
+        let d = ev.data();
+        d.buf.set_enable_mask(d.mask);
+        // With RELOAD the period may have changed (PERF_EVENT_IOC_PERIOD).
+        let p = period(ev);
+        d.reader.lock().set_base_period(p);
+        ev.set_hw_state(HwState::RUNNING);
+        ev.timer_start(p, true);
+    }
+
+    fn stop(&self, ev: &Event<Self>, _flags: EventFlags) {
+        if ev.hw_state().contains(HwStateBit::Stopped) {
+            return;
+        }
+        let d = ev.data();
+        d.buf.set_enable_mask(0);
+        ev.timer_cancel();
+        // Whatever was logged before logging stopped is still captured.
+        self.poll(ev);
+        ev.set_hw_state(HwStateBit::Stopped.into());
+        self.read(ev);
+    }
+
+    fn read(&self, ev: &Event<Self>) {
+        // The event's value is the number of entries lost so far.
+        let d = ev.data();
+        let lost = d.stats.lost();
+        let before = d.lost_reported.xchg(lost, Relaxed);
+        ev.count_add(lost.saturating_sub(before));
+    }
+
+    fn check_period(&self, _ev: &Event<Self>, _period: u64) -> Result {
+        // Every period is honoured; those below the minimum are clamped to
+        // it, as at event_init.
+        Ok(())
+    }
+
+    fn timer(&self, ev: &Event<Self>) -> TimerRestart {
+        if !ev.is_active() || ev.hw_state().contains(HwStateBit::Stopped) {
+            return TimerRestart::Stop;
+        }
+        let found = self.poll(ev);
+        TimerRestart::After(self.next_period(ev, found))
+    }
+
+    fn event_destroy(&self, d: &DtlEvent) {
+        let s = &d.stats;
+        // Losses are reported in the AUX records, the event's count and
+        // stats/; this is for debugging only.
+        pr_debug!(
+            "cpu {}: {} DTL entries captured, {} overwritten by the hypervisor, {} for lack of AUX space\n",
+            u32::from(d.buf.cpu()),
+            s.captured.load(Relaxed),
+            s.lost_overrun.load(Relaxed),
+            s.lost_aux_full.load(Relaxed)
+        );
+        // The data is dropped right after this: the buffer deregisters
+        // itself, then releases its claim on the CPU.
+    }
+
+    fn setup_aux(&self, _ev: &Event<Self>, buf: &AuxBuffer) -> Result<DtlAux> {
+        if buf.is_snapshot() {
+            // The header record would be overwritten.
+            pr_debug!("snapshot (overwrite) AUX mode is not supported\n");
+            return Err(EOPNOTSUPP);
+        }
+        Ok(DtlAux::new())
+    }
+}

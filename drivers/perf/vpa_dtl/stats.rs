@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Entry counts, and the PMU's sysfs groups (`format/`, `events/`, `stats/`).
+
+use crate::{
+    pmu::VpaDtl,
+    rpmu::perf::{AttrGroup, AttrValue, SysfsWriter},
+};
+use core::fmt::Write;
+use kernel::sync::atomic::{Atomic, Relaxed};
+
+/// Cumulative entry counts.
+pub(crate) struct Stats {
+    pub(crate) captured: Atomic<u64>,
+    pub(crate) lost_overrun: Atomic<u64>,
+    pub(crate) lost_aux_full: Atomic<u64>,
+}
+
+impl Stats {
+    pub(crate) const fn new() -> Self {
+        Self {
+            captured: Atomic::new(0),
+            lost_overrun: Atomic::new(0),
+            lost_aux_full: Atomic::new(0),
+        }
+    }
+
+    pub(crate) fn add(&self, captured: u64, lost_overrun: u64, lost_aux_full: u64) {
+        self.captured.add(captured, Relaxed);
+        self.lost_overrun.add(lost_overrun, Relaxed);
+        self.lost_aux_full.add(lost_aux_full, Relaxed);
+    }
+
+    pub(crate) fn lost(&self) -> u64 {
+        self.lost_overrun
+            .load(Relaxed)
+            .wrapping_add(self.lost_aux_full.load(Relaxed))
+    }
+}
+
+fn show_captured(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
+    writeln!(w, "{}", p.totals.captured.load(Relaxed))
+}
+
+fn show_lost_overrun(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
+    writeln!(w, "{}", p.totals.lost_overrun.load(Relaxed))
+}
+
+fn show_lost_aux_full(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
+    writeln!(w, "{}", p.totals.lost_aux_full.load(Relaxed))
+}
+
+fn show_boot_tb_err(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
+    writeln!(w, "{}", p.boot_tb_err)
+}
+
+/// `format/`, `events/` and `stats/`.
+pub(crate) static GROUPS: [AttrGroup<VpaDtl>; 3] = [
+    AttrGroup::fixed(c"format", &[(c"event", AttrValue::Fixed(c"config:0-7"))]),
+    AttrGroup::fixed(
+        c"events",
+        &[
+            (c"dtl_cede", AttrValue::Fixed(c"event=0x1")),
+            (c"dtl_preempt", AttrValue::Fixed(c"event=0x2")),
+            (c"dtl_fault", AttrValue::Fixed(c"event=0x4")),
+            (c"dtl_all", AttrValue::Fixed(c"event=0x7")),
+        ],
+    ),
+    AttrGroup::fixed(
+        c"stats",
+        &[
+            (c"captured", AttrValue::Show(show_captured)),
+            (c"lost_overrun", AttrValue::Show(show_lost_overrun)),
+            (c"lost_aux_full", AttrValue::Show(show_lost_aux_full)),
+            (c"boot_tb_error_ticks", AttrValue::Show(show_boot_tb_err)),
+        ],
+    ),
+];

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! CPUs: the online mask, and hotplug callbacks ([`hotplug`]).
+//!
+//! C header: [`include/linux/cpumask.h`](srctree/include/linux/cpumask.h)
+//!
+//! Every CPU number is a [`CpuId`], whose invariant (below `nr_cpu_ids`) is
+//! what lets the C side index its per-CPU arrays with it.
+
+pub mod hotplug;
+
+use crate::rpmu::bindings;
+pub use kernel::cpu::CpuId;
+
+/// Whether `cpu` is online.
+pub fn is_online(cpu: CpuId) -> bool {
+    // SAFETY: `cpu` is below `nr_cpu_ids` (`CpuId` invariant), so the mask
+    // lookup stays in bounds.
+    unsafe { bindings::rpmu_cpu_online(i32::from(cpu)) }
+}
+
+/// An online CPU other than `cpu`, if any.
+pub fn other_online(cpu: CpuId) -> Option<CpuId> {
+    // SAFETY: Reads the online mask; `cpu` is a valid CPU number.
+    let other = unsafe { bindings::rpmu_first_online_cpu_except(u32::from(cpu)) };
+    CpuId::from_u32(other)
+}
+
+/// The lowest-numbered online CPU.
+pub fn first_online() -> CpuId {
+    // SAFETY: Reads the online mask; no preconditions.
+    let first = unsafe { bindings::rpmu_first_online_cpu() };
+    // The CPU running this is online, so the mask is never empty.
+    CpuId::from_u32(first).unwrap_or_else(CpuId::current)
+}

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The C callbacks of [`Registration::VTABLE`]: each turns perf's raw
+//! pointers into the typed views of the driver's callback.
+
+use super::{
+    aux,
+    event::EventBox,
+    event_init::EventInit,
+    registration::{Inner, Registration},
+    Event, EventFlags, PmuDriver, TimerRestart,
+};
+use crate::rpmu::bindings;
+use core::{
+    ffi::{c_int, c_void},
+    ptr::NonNull,
+};
+use kernel::{error::from_result, prelude::*, types::Opaque};
+
+impl<T: PmuDriver> Registration<T> {
+    /// `pmu::event_init`.
+    ///
+    /// # Safety
+    ///
+    /// Called by perf core with an event being initialised for our PMU.
+    pub(super) unsafe extern "C" fn event_init_callback(event: *mut bindings::perf_event) -> c_int {
+        from_result(|| {
+            let ptr = NonNull::new(event).ok_or(EINVAL)?;
+            // SAFETY: perf core passes a valid event whose `pmu` is ours.
+            let (pmu, attr_type) = unsafe { ((*event).pmu, (*event).attr.type_) };
+            // SAFETY: `pmu` is the `pmu` field of our live `Inner<T>`.
+            let inner = unsafe { Inner::<T>::from_pmu(pmu) };
+            // SAFETY: `type` is written by `perf_pmu_register`.
+            if attr_type != unsafe { (*pmu).type_ } as u32 {
+                return Err(ENOENT);
+            }
+            // SAFETY: perf core is initialising the event and has not
+            // installed it; it stays valid during this call.
+            let mut init = unsafe { EventInit::new(ptr) };
+            let data = inner.driver.event_init(&mut init)?;
+            let b = KBox::try_pin_init(
+                try_pin_init!(EventBox::<T> {
+                    timer: Opaque::zeroed(),
+                    event: ptr,
+                    data <- data,
+                }? Error),
+                GFP_KERNEL,
+            )?;
+            // SAFETY: The box is never moved out of: it is turned back into a
+            // `Pin<KBox<_>>` by `destroy_callback` and dropped there.
+            let b = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
+            // SAFETY: `b` is a valid, exclusively owned allocation; the timer
+            // is set up before any reference to it escapes. Setting `destroy`
+            // and `pmu_private` hands ownership to the event: perf calls
+            // `destroy` exactly once, when the event is freed (or if a later
+            // check in perf_try_init_event fails).
+            unsafe {
+                if T::HAS_TIMER {
+                    bindings::rpmu_hrtimer_setup(
+                        (*b).timer.get().cast(),
+                        Some(Self::timer_callback),
+                    );
+                }
+                (*event).pmu_private = b.cast();
+                (*event).destroy = Some(Self::destroy_callback);
+            }
+            Ok(0)
+        })
+    }
+
+    /// `perf_event::destroy`, installed by `event_init_callback`.
+    ///
+    /// # Safety
+    ///
+    /// Called by perf core once, when an event whose `event_init` succeeded
+    /// is freed, after it left the PMU.
+    pub(super) unsafe extern "C" fn destroy_callback(event: *mut bindings::perf_event) {
+        // SAFETY: perf core calls `destroy` once, after the event left the
+        // PMU (`del` done); `pmu_private` is the box `event_init_callback`
+        // leaked, and `pmu` our live `Inner<T>` (perf destroys every event
+        // before `perf_pmu_unregister` returns).
+        unsafe {
+            let b = (*event).pmu_private.cast::<EventBox<T>>();
+            if T::HAS_TIMER {
+                bindings::hrtimer_cancel((*b).timer.get());
+            }
+            let inner = Inner::<T>::from_pmu((*event).pmu);
+            inner.driver.event_destroy(&(*b).data);
+            (*event).pmu_private = core::ptr::null_mut();
+            drop(KBox::from_raw(b));
+        }
+    }
+
+    /// The per-event hrtimer callback.
+    ///
+    /// # Safety
+    ///
+    /// `timer` must be the `timer` field of a live `EventBox<T>`.
+    pub(super) unsafe extern "C" fn timer_callback(
+        timer: *mut bindings::hrtimer,
+    ) -> bindings::hrtimer_restart {
+        // SAFETY: The timer is a field of a live `EventBox<T>` (it is
+        // cancelled before the box is freed), so `container_of` yields the
+        // box; its `event` satisfies `Event`'s invariants while the box lives.
+        let ev = unsafe {
+            let b = kernel::container_of!(
+                timer.cast::<Opaque<bindings::hrtimer>>(),
+                EventBox<T>,
+                timer
+            );
+            Event::<T>::from_raw((*b).event.as_ptr())
+        };
+        match ev.driver().timer(ev) {
+            TimerRestart::Stop => bindings::hrtimer_restart_HRTIMER_NORESTART,
+            TimerRestart::After(d) => {
+                // SAFETY: Called from the timer's own callback, as
+                // hrtimer_forward_now() requires.
+                unsafe {
+                    bindings::rpmu_hrtimer_forward_now(timer.cast(), d.as_nanos().max(0) as u64)
+                };
+                bindings::hrtimer_restart_HRTIMER_RESTART
+            }
+        }
+    }
+
+    /// `pmu::add`.
+    ///
+    /// # Safety
+    ///
+    /// Called by perf core for an initialised event of our PMU.
+    pub(super) unsafe extern "C" fn add_callback(e: *mut bindings::perf_event, flags: c_int) -> c_int {
+        // SAFETY: perf calls `add` only for initialised events of our PMU.
+        let ev = unsafe { Event::<T>::from_raw(e) };
+        from_result(|| {
+            ev.driver().add(ev, EventFlags::from_raw(flags))?;
+            Ok(0)
+        })
+    }
+
+    /// `pmu::del`.
+    ///
+    /// # Safety
+    ///
+    /// As for `add_callback`.
+    pub(super) unsafe extern "C" fn del_callback(e: *mut bindings::perf_event, flags: c_int) {
+        // SAFETY: As for `add_callback`.
+        let ev = unsafe { Event::<T>::from_raw(e) };
+        ev.driver().del(ev, EventFlags::from_raw(flags));
+    }
+
+    /// `pmu::start`.
+    ///
+    /// # Safety
+    ///
+    /// As for `add_callback`.
+    pub(super) unsafe extern "C" fn start_callback(e: *mut bindings::perf_event, flags: c_int) {
+        // SAFETY: As for `add_callback`.
+        let ev = unsafe { Event::<T>::from_raw(e) };
+        ev.driver().start(ev, EventFlags::from_raw(flags));
+    }
+
+    /// `pmu::stop`.
+    ///
+    /// # Safety
+    ///
+    /// As for `add_callback`.
+    pub(super) unsafe extern "C" fn stop_callback(e: *mut bindings::perf_event, flags: c_int) {
+        // SAFETY: As for `add_callback`.
+        let ev = unsafe { Event::<T>::from_raw(e) };
+        ev.driver().stop(ev, EventFlags::from_raw(flags));
+    }
+
+    /// `pmu::read`.
+    ///
+    /// # Safety
+    ///
+    /// As for `add_callback`.
+    pub(super) unsafe extern "C" fn read_callback(e: *mut bindings::perf_event) {
+        // SAFETY: As for `add_callback`.
+        let ev = unsafe { Event::<T>::from_raw(e) };
+        ev.driver().read(ev);
+    }
+
+    /// `pmu::check_period`.
+    ///
+    /// # Safety
+    ///
+    /// As for `add_callback`.
+    pub(super) unsafe extern "C" fn check_period_callback(e: *mut bindings::perf_event, period: u64) -> c_int {
+        // SAFETY: As for `add_callback`.
+        let ev = unsafe { Event::<T>::from_raw(e) };
+        from_result(|| {
+            ev.driver().check_period(ev, period)?;
+            Ok(0)
+        })
+    }
+
+    /// `pmu::pmu_enable`.
+    ///
+    /// # Safety
+    ///
+    /// `pmu` must be the `pmu` field of a live `Inner<T>`, as perf passes.
+    pub(super) unsafe extern "C" fn pmu_enable_callback(pmu: *mut bindings::pmu) {
+        // SAFETY: Guaranteed by the caller.
+        unsafe { Inner::<T>::from_pmu(pmu) }.driver.pmu_enable();
+    }
+
+    /// `pmu::pmu_disable`.
+    ///
+    /// # Safety
+    ///
+    /// As for `pmu_enable_callback`.
+    pub(super) unsafe extern "C" fn pmu_disable_callback(pmu: *mut bindings::pmu) {
+        // SAFETY: Guaranteed by the caller.
+        unsafe { Inner::<T>::from_pmu(pmu) }.driver.pmu_disable();
+    }
+
+    /// `pmu::setup_aux`.
+    ///
+    /// # Safety
+    ///
+    /// Called by perf core for an initialised event of our PMU with
+    /// `nr_pages` page addresses at `pages`.
+    pub(super) unsafe extern "C" fn setup_aux_callback(
+        e: *mut bindings::perf_event,
+        pages: *mut *mut c_void,
+        nr_pages: c_int,
+        overwrite: bool,
+    ) -> *mut c_void {
+        // SAFETY: perf calls `setup_aux` for an initialised event of our PMU,
+        // with `nr_pages` page addresses at `pages`.
+        unsafe { aux::setup::<T>(Event::<T>::from_raw(e), pages, nr_pages, overwrite) }
+    }
+
+    /// `pmu::free_aux`. Perf may call it after the event was destroyed and
+    /// the PMU unregistered: it touches nothing but the AUX box, and the
+    /// module stays loaded until it has returned (see `aux::setup`).
+    ///
+    /// # Safety
+    ///
+    /// `priv_` must be what `setup_aux_callback` returned, not yet freed.
+    pub(super) unsafe extern "C" fn free_aux_callback(priv_: *mut c_void) {
+        // SAFETY: `priv_` is what `setup_aux_callback` returned; perf frees
+        // it once.
+        unsafe { aux::free::<T>(priv_) }
+    }
+}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The callbacks a PMU driver implements.
+
+use super::{AuxBuffer, Capabilities, Event, EventFlags, EventInit, TaskContext};
+use kernel::{error::VTABLE_DEFAULT_ERROR, prelude::*, time::Delta};
+
+/// Whether a per-event timer fires again.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum TimerRestart {
+    /// Do not re-arm.
+    Stop,
+    /// Re-arm this long after the current expiry.
+    After(Delta),
+}
+
+/// A perf PMU driver.
+///
+/// The driver value is owned by its [`Registration`](super::Registration);
+/// perf reaches it through the callbacks below, which are associated
+/// functions of the driver type (`&self` is the registered driver).
+///
+/// Contexts: `event_init` and `setup_aux` run in process context and may
+/// sleep; `add`, `del`, `start`, `stop`, `read`, `check_period`,
+/// `pmu_enable` and `pmu_disable` run on the event's CPU with interrupts
+/// disabled and perf's raw context lock held; `timer` runs in hard interrupt
+/// context on the CPU the timer was started on. For one event these never
+/// run concurrently with each other, except `timer` against callbacks made
+/// on another CPU, which a CPU-wide PMU avoids by starting the timer pinned
+/// on the event's CPU. See the lifecycle in the [module documentation](super).
+///
+/// # Examples
+///
+/// A counting PMU whose one event counts the reads made of it:
+///
+/// ```ignore
+/// use crate::rpmu::perf::{
+///     AttrGroup, AttrValue, Capabilities, Capability, Event, EventFlag, EventFlags,
+///     EventInit, HwState, HwStateBit, PmuDriver, Registration, TaskContext,
+/// };
+///
+/// struct Reads;
+///
+/// #[pin_data]
+/// struct ReadsEvent {
+///     step: u64,
+/// }
+///
+/// #[vtable]
+/// impl PmuDriver for Reads {
+///     type EventData = ReadsEvent;
+///     type AuxData = ();
+///     const CAPABILITIES: Capabilities = Capabilities::empty().with(Capability::NoExclude);
+///     const TASK_CONTEXT: TaskContext = TaskContext::Invalid;
+///
+///     fn event_init(&self, e: &mut EventInit<'_>) -> Result<impl PinInit<ReadsEvent, Error>> {
+///         if e.is_sampling() {
+///             return Err(EOPNOTSUPP);
+///         }
+///         Ok(try_pin_init!(ReadsEvent { step: e.config().max(1) }? Error))
+///     }
+///     fn add(&self, ev: &Event<Self>, flags: EventFlags) -> Result {
+///         ev.set_hw_state(HwStateBit::Stopped.into());
+///         if flags.contains(EventFlag::Start) {
+///             self.start(ev, flags);
+///         }
+///         Ok(())
+///     }
+///     fn del(&self, ev: &Event<Self>, _flags: EventFlags) {
+///         self.stop(ev, EventFlag::Update.into());
+///     }
+///     fn start(&self, ev: &Event<Self>, _flags: EventFlags) {
+///         ev.set_hw_state(HwState::RUNNING);
+///     }
+///     fn stop(&self, ev: &Event<Self>, _flags: EventFlags) {
+///         ev.set_hw_state(HwStateBit::Stopped.into());
+///     }
+///     fn read(&self, ev: &Event<Self>) {
+///         ev.count_add(ev.data().step);
+///     }
+/// }
+///
+/// static GROUPS: [AttrGroup<Reads>; 1] =
+///     [AttrGroup::fixed(c"format", &[(c"step", AttrValue::Fixed(c"config:0-63"))])];
+///
+/// fn register(module: &'static ThisModule) -> Result<Registration<Reads>> {
+///     Registration::new(module, c"reads", Reads, &GROUPS)
+/// }
+/// ```
+#[vtable]
+pub trait PmuDriver: Sized + Send + Sync + 'static {
+    /// Per-event state, created by `event_init`, dropped when perf destroys
+    /// the event (after `event_destroy`).
+    type EventData: Send + Sync;
+
+    /// Per-AUX-area state, created by `setup_aux`, dropped when perf frees
+    /// the AUX area, which may be after the event and the registration are
+    /// gone: it must not refer to either. PMUs without an AUX area use `()`.
+    type AuxData: Send + Sync + 'static;
+
+    /// PMU capabilities.
+    const CAPABILITIES: Capabilities;
+
+    /// The context the PMU's events live in.
+    const TASK_CONTEXT: TaskContext;
+
+    /// Validates a new event and returns an initialiser for its state. Only
+    /// called for events of this PMU's type: the abstraction answers `-ENOENT`
+    /// for other types. A refusal must not be logged above `pr_debug`: any
+    /// user can call `perf_event_open` in a loop.
+    fn event_init(&self, event: &mut EventInit<'_>)
+        -> Result<impl PinInit<Self::EventData, Error>>;
+
+    /// Schedules the event onto the PMU; starts it if `flags` has
+    /// [`EventFlag::Start`](super::EventFlag::Start).
+    fn add(&self, event: &Event<Self>, flags: EventFlags) -> Result;
+
+    /// Removes the event from the PMU.
+    fn del(&self, event: &Event<Self>, flags: EventFlags);
+
+    /// Starts (or resumes) counting or tracing. With
+    /// [`EventFlag::Reload`](super::EventFlag::Reload) the period may have
+    /// changed ([`Event::sample_period`]).
+    fn start(&self, event: &Event<Self>, flags: EventFlags);
+
+    /// Stops counting or tracing; brings the count up to date if `flags` has
+    /// [`EventFlag::Update`](super::EventFlag::Update).
+    fn stop(&self, event: &Event<Self>, flags: EventFlags);
+
+    /// Brings the event's count up to date.
+    fn read(&self, event: &Event<Self>);
+
+    /// Accepts or refuses a new sample period (`PERF_EVENT_IOC_PERIOD`)
+    /// before perf applies it with `stop` and `start(RELOAD)`.
+    fn check_period(&self, _event: &Event<Self>, _period: u64) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Stops the whole PMU while perf schedules a group onto it.
+    fn pmu_disable(&self) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Restarts the PMU after [`Self::pmu_disable`].
+    fn pmu_enable(&self) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Runs when the event's timer (see [`Event::timer_start`]) expires.
+    fn timer(&self, _event: &Event<Self>) -> TimerRestart {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Runs when perf destroys an event, before its data is dropped (process
+    /// context). For releasing what `event_init` claimed on the driver.
+    fn event_destroy(&self, _data: &Self::EventData) {}
+
+    /// Prepares the AUX area perf allocated for `event`, already mapped as
+    /// one contiguous buffer.
+    fn setup_aux(&self, _event: &Event<Self>, _buf: &AuxBuffer) -> Result<Self::AuxData> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+}
