@@ -28,7 +28,9 @@
 #   - RPMU_GEN_DIR in the environment, where rust/rpmu/bindings.rs finds the
 #     generated file.
 
-rpmu-top := $(abspath $(src)/../../..)
+# rpmu-top: the project root; a module directory deeper than three levels
+# sets it before the include.
+rpmu-top ?= $(abspath $(src)/../../..)
 rpmu-objs := rpmu_helpers.o
 
 ccflags-y += -I$(rpmu-top)/rust/helpers
