@@ -23,6 +23,7 @@ use kernel::{
 pub type RawSpinLockIrq<T> = Lock<T, RawSpinLockIrqBackend>;
 
 /// Creates a [`RawSpinLockIrq`] initialiser with a lock class of its own.
+#[macro_export]
 macro_rules! new_raw_spinlock_irq {
     ($inner:expr, $name:literal) => {
         $crate::rpmu::sync::RawSpinLockIrq::new(
@@ -32,7 +33,7 @@ macro_rules! new_raw_spinlock_irq {
         )
     };
 }
-pub(crate) use new_raw_spinlock_irq;
+pub use crate::new_raw_spinlock_irq;
 
 /// The [`Backend`] of [`RawSpinLockIrq`].
 pub struct RawSpinLockIrqBackend;

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `vpa_dtl_kunit`: the vpa_dtl driver's logic checked on the CPU it runs
+//! on, and the pseries facilities it relies on. Test code, never part of
+//! `vpa_dtl.ko`; loading it changes nothing beyond running the suites (it
+//! allocates a DTL buffer but never registers it with the hypervisor).
+
+#[path = "../../../../rust/rpmu/mod.rs"]
+pub mod rpmu;
+
+#[path = "../logic/src/lib.rs"]
+pub mod logic;
+
+use kernel::prelude::*;
+use logic::selftest;
+
+module! {
+    type: VpaDtlKunit,
+    name: "vpa_dtl_kunit",
+    authors: ["rust-pmu developers"],
+    description: "KUnit suites of the vpa_dtl PMU driver",
+    license: "GPL",
+}
+
+struct VpaDtlKunit;
+
+impl kernel::Module for VpaDtlKunit {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
+        Ok(Self)
+    }
+}
+
+fn report(r: Result<(), selftest::Failure>) -> bool {
+    if let Err(what) = r {
+        pr_err!("failed case: {}\n", what);
+        false
+    } else {
+        true
+    }
+}
+
+#[kunit_tests(vpa_dtl)]
+mod cases {
+    use super::*;
+    use crate::{
+        logic::record,
+        rpmu::{
+            cpu::CpuId,
+            pseries::{
+                self,
+                dtl::{DtlBuffer, DTL_ENTRIES, DTL_ENTRY_BYTES},
+            },
+        },
+    };
+
+    #[test]
+    fn ring_plan() {
+        assert!(report(selftest::ring_plan()));
+    }
+
+    #[test]
+    fn ring_torn() {
+        assert!(report(selftest::ring_torn()));
+    }
+
+    #[test]
+    fn ring_runs() {
+        assert!(report(selftest::ring_runs()));
+    }
+
+    #[test]
+    fn aux_space() {
+        assert!(report(selftest::aux()));
+    }
+
+    #[test]
+    fn record_layouts() {
+        assert!(report(selftest::records()));
+    }
+
+    #[test]
+    fn validation_table() {
+        assert!(report(selftest::validation()));
+    }
+
+    #[test]
+    fn boot_tb_matches_sched_clock() {
+        // The estimate the driver makes converts back to the scheduler
+        // clock within its bound.
+        let freq = pseries::timebase_frequency();
+        let (boot, err) = record::estimate_boot_tb(pseries::clock_sample, freq, 8);
+        let (tb, ns, tb2) = pseries::clock_sample();
+        let ticks_now = record::ns_to_ticks(ns, freq);
+        let derived = tb - boot;
+        // local_clock() was read between tb and tb2.
+        assert!(ticks_now + err + 1 >= derived);
+        assert!(derived + (tb2 - tb) + err + 1 >= ticks_now);
+        // The bound is below 1 ms.
+        assert!(err < freq / 1000);
+    }
+
+    #[test]
+    fn dtl_copy_refuses_out_of_ring_slots() {
+        // Out-of-ring slots and short destinations are errors, never a
+        // panic or an access beyond the 4 KiB ring.
+        let cpu = CpuId::current();
+        let buf = DtlBuffer::new(cpu).expect("alloc");
+        let mut dst = [0u8; 2 * DTL_ENTRY_BYTES];
+        assert!(buf.copy_slots(DTL_ENTRIES - 2, 2, &mut dst).is_ok());
+        assert_eq!(buf.copy_slots(DTL_ENTRIES - 1, 2, &mut dst), Err(EINVAL));
+        assert_eq!(buf.copy_slots(usize::MAX, 2, &mut dst), Err(EINVAL));
+        assert_eq!(buf.copy_slots(0, 3, &mut dst), Err(EINVAL));
+        assert!(!buf.is_registered());
+    }
+
+    #[test]
+    fn dtl_buffer_is_exclusive_per_cpu() {
+        // One buffer per CPU: a second is refused until the first is gone.
+        let cpu = CpuId::current();
+        let first = DtlBuffer::new(cpu).expect("alloc");
+        assert_eq!(DtlBuffer::new(cpu).err(), Some(EBUSY));
+        drop(first);
+        assert!(DtlBuffer::new(cpu).is_ok());
+    }
+}
