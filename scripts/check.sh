@@ -91,6 +91,25 @@ log "guests: kernels, perf, modules and userspace for ppc64le and arm64"
 RPMU_PREPARE_ONLY=1 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_basic build/prepare.log
 RPMU_PREPARE_ONLY=1 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_rust build/prepare.log
 
+# The shipped modules carry no test code: no KUnit suite, no simulator or
+# test helper (those live in the *_kunit.ko and *_sim.ko test modules).
+shipped_clean() { # ko
+	local bad
+	bad=$(llvm-nm$LLVM_SUFFIX "$1" | grep -Ei 'kunit|kprobe|rpmu_regs_arg|rpmu_on_each_cpu|remove_cpu|add_cpu|create_kernel_counter|selftest' || true)
+	[ -z "$bad" ] || { echo "$bad" | head -n 5; return 1; }
+}
+sp=0 sf=0
+for ko in build/modules-powerpc/drivers/perf/vpa_dtl/vpa_dtl.ko build/modules-arm64/drivers/perf/xgene/xgene_pmu.ko; do
+	if [ -f "$ko" ] && shipped_clean "$ko"; then
+		echo "  ok     $(basename "$ko"): no test code (no kunit, kprobe, hotplug-control or selftest symbol)"
+		sp=$((sp + 1))
+	else
+		echo "  FAILED $(basename "$ko"): missing, or carries test code"
+		sf=$((sf + 1))
+	fi
+done
+echo "$sp $sf" >build/shipped.counts
+
 (set -e; ppc_chain) >build/chain-ppc64le.out 2>&1 &
 ppc_pid=$!
 (set -e; arm_chain) >build/chain-arm64.out 2>&1 &

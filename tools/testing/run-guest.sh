@@ -55,7 +55,9 @@ ln -s busybox "$work/root/bin/sh"
 cp "$perf" "$work/root/bin/perf"
 install -m 0755 "$top/tools/testing/guest/init" "$work/root/init"
 cp "$top"/tools/testing/guest/*.sh "$work/root/t/"
-"${cross}gcc" -static -O2 -Wall -Werror -o "$work/root/t/pmu_open" "$top/tools/testing/guest/pmu_open.c"
+for prog in pmu_open pmu_edge; do
+	"${cross}gcc" -static -O2 -Wall -Werror -o "$work/root/t/$prog" "$top/tools/testing/guest/$prog.c"
+done
 # The DTL capture checker, a static Rust program for the guest (pseries).
 if [ "$guest" = ppc64le ]; then
 	tvar=CARGO_TARGET_$(echo "$rtarget" | tr a-z- A-Z_)_LINKER

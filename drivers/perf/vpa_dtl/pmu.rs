@@ -8,8 +8,8 @@ use crate::{
     poll::{DtlAux, Reader},
     rpmu::{
         perf::{
-            AuxBuffer, Capabilities, Capability, Event, EventFlag, EventFlags, EventInit,
-            HwState, HwStateBit, PmuDriver, TaskContext, TimerRestart,
+            AuxBuffer, Capabilities, Capability, Event, EventFlag, EventFlags, EventInit, HwState,
+            HwStateBit, PmuDriver, TaskContext, TimerRestart,
         },
         pseries::dtl::DtlBuffer,
         sync::{new_raw_spinlock_irq, RawSpinLockIrq},
@@ -97,7 +97,10 @@ impl PmuDriver for VpaDtl {
         }
         // Fails with EBUSY if another event of this PMU owns the CPU's DTL.
         let buf = DtlBuffer::new(cpu).inspect_err(|_| {
-            pr_debug!("cpu {}: the DTL is in use by another vpa_dtl event\n", u32::from(cpu));
+            pr_debug!(
+                "cpu {}: the DTL is in use by another vpa_dtl event\n",
+                u32::from(cpu)
+            );
         })?;
         let reader = Reader::new()?;
         Ok(try_pin_init!(DtlEvent {

@@ -18,7 +18,10 @@ use crate::rpmu::bindings;
 use core::marker::PhantomData;
 use kernel::{
     error::{from_result, to_result},
-    prelude::*, sync::Arc, types::Opaque};
+    prelude::*,
+    sync::Arc,
+    types::Opaque,
+};
 
 /// What an instance does when a CPU comes online or goes offline. Both run
 /// in process context on the CPU concerned (`CPUHP_AP_ONLINE_DYN`), and may

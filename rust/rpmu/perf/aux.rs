@@ -118,7 +118,14 @@ pub(super) unsafe fn setup<T: PmuDriver>(
     let Ok(data) = event.driver().setup_aux(event, &buf) else {
         return core::ptr::null_mut();
     };
-    match KBox::new(AuxBox::<T> { data, buf, _pin: pin }, GFP_KERNEL) {
+    match KBox::new(
+        AuxBox::<T> {
+            data,
+            buf,
+            _pin: pin,
+        },
+        GFP_KERNEL,
+    ) {
         Ok(b) => KBox::into_raw(b).cast(),
         Err(_) => core::ptr::null_mut(),
     }

@@ -128,7 +128,10 @@ impl<T: PmuDriver> Registration<T> {
     /// # Safety
     ///
     /// Called by perf core for an initialised event of our PMU.
-    pub(super) unsafe extern "C" fn add_callback(e: *mut bindings::perf_event, flags: c_int) -> c_int {
+    pub(super) unsafe extern "C" fn add_callback(
+        e: *mut bindings::perf_event,
+        flags: c_int,
+    ) -> c_int {
         // SAFETY: perf calls `add` only for initialised events of our PMU.
         let ev = unsafe { Event::<T>::from_raw(e) };
         from_result(|| {
@@ -186,7 +189,10 @@ impl<T: PmuDriver> Registration<T> {
     /// # Safety
     ///
     /// As for `add_callback`.
-    pub(super) unsafe extern "C" fn check_period_callback(e: *mut bindings::perf_event, period: u64) -> c_int {
+    pub(super) unsafe extern "C" fn check_period_callback(
+        e: *mut bindings::perf_event,
+        period: u64,
+    ) -> c_int {
         // SAFETY: As for `add_callback`.
         let ev = unsafe { Event::<T>::from_raw(e) };
         from_result(|| {

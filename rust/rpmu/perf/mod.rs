@@ -60,5 +60,7 @@ pub use aux::{AuxBuffer, AuxFlags, AuxOutput};
 pub use driver::{PmuDriver, TimerRestart};
 pub use event::Event;
 pub use event_init::{EventInit, GroupMember};
-pub use flags::{Capabilities, Capability, EventFlag, EventFlags, HwState, HwStateBit, TaskContext};
+pub use flags::{
+    Capabilities, Capability, EventFlag, EventFlags, HwState, HwStateBit, TaskContext,
+};
 pub use registration::Registration;

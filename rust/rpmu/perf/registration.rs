@@ -154,11 +154,7 @@ impl<T: PmuDriver> Registration<T> {
         // `nr_cpu_ids` (`CpuId` invariant), so perf core's per-CPU lookups
         // stay in bounds; it takes its own locks.
         unsafe {
-            bindings::perf_pmu_migrate_context(
-                self.inner.pmu.get(),
-                i32::from(from),
-                i32::from(to),
-            )
+            bindings::perf_pmu_migrate_context(self.inner.pmu.get(), i32::from(from), i32::from(to))
         }
     }
 }

@@ -27,10 +27,7 @@ pub mod gen;
 
 use core::ptr::addr_of_mut;
 use kernel::{prelude::*, types::Opaque};
-use rpmu::{
-    bindings as b,
-    sync::RawSpinLockIrq,
-};
+use rpmu::{bindings as b, sync::RawSpinLockIrq};
 
 module! {
     type: DtlSim,

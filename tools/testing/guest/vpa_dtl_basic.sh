@@ -2,10 +2,14 @@
 M=/lib/modules/rpmu
 D=/sys/bus/event_source/devices/vpa_dtl
 
+# Loading the driver changes nothing beyond registering its PMU: no test
+# runs (no KTAP), no taint other than O (out of tree) and E (unsigned).
+t0=$(cat /proc/sys/kernel/tainted) l0=$(dmesg | wc -l)
 ok "insmod vpa_dtl.ko" insmod $M/vpa_dtl.ko
-kunit_save vpa_dtl
-kunit_save rpmu_pmu_abstraction
-kunit_save rpmu_hotplug
+t1=$(cat /proc/sys/kernel/tainted)
+dmesg | tail -n +$((l0 + 1)) >/tmp/insmod.dmesg
+ok "insmod printed no KTAP (no test in the driver)" sh -c '! grep -q "KTAP\|# Subtest\|ok 1 " /tmp/insmod.dmesg'
+ok "insmod tainted nothing beyond O/E (was $t0, now $t1)" test $(((t1 & ~t0) & ~(4096 | 8192))) = 0
 
 ok "sysfs: PMU directory" test -d $D
 ok "sysfs: format/event = config:0-7" test "$(cat $D/format/event)" = config:0-7
@@ -23,7 +27,14 @@ ktap_cases </tmp/errno.out
 hold_start /tmp/hold.out hold vpa_dtl 0x1 0 30
 ok "rmmod refused while an event is open" sh -c '! rmmod vpa_dtl && grep -q "^vpa_dtl " /proc/modules'
 hold_stop
-ok "rmmod with no event open" rmmod vpa_dtl
+# Refusals are quiet: users can trigger them in loops.
+/t/pmu_edge refuse-loop vpa_dtl 100000 >/tmp/refuse.out 2>&1
+ktap_cases </tmp/refuse.out
+
+# An AUX area outliving its event keeps the module (free_aux) loaded.
+/t/pmu_edge aux-orphan vpa_dtl vpa_dtl 0x1 0 >/tmp/orphan.out 2>&1
+ktap_cases </tmp/orphan.out
+grep -q "^vpa_dtl " /proc/modules && rmmod vpa_dtl
 ok "PMU gone after rmmod" test ! -e $D
 
 # 20 load/open/close/unload cycles must leak nothing.
@@ -31,3 +42,12 @@ cycle() {
 	insmod $M/vpa_dtl.ko && /t/pmu_open hold vpa_dtl 0x7 0 0 >/dev/null && rmmod vpa_dtl
 }
 leak_cycles 20 insmod/open/close/rmmod
+
+# The KUnit suites live in test modules, loaded here and removed again.
+ok "insmod rpmu_kunit.ko (abstraction suites)" insmod $M/rpmu_kunit.ko
+kunit_save rpmu_perf
+kunit_save rpmu_hotplug
+ok "rmmod rpmu_kunit" rmmod rpmu_kunit
+ok "insmod vpa_dtl_kunit.ko (driver suites)" insmod $M/vpa_dtl_kunit.ko
+kunit_save vpa_dtl
+ok "rmmod vpa_dtl_kunit" rmmod vpa_dtl_kunit

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmu_edge: legal but unusual perf_event_open sequences against a PMU, each
+ * printed as KTAP test lines. Built static for the guest.
+ *
+ *   pmu_edge aux-orphan <pmu> <module> <config> <cpu>
+ *       An AUX area that outlives its event: event A maps its ring and AUX
+ *       area; a software event B redirects its output into A's ring
+ *       (PERF_EVENT_IOC_SET_OUTPUT) and maps the same ring and AUX area;
+ *       A is unmapped and closed. Removing <module> must then fail (the
+ *       AUX area still needs the module's free_aux), and succeed once B's
+ *       mappings are gone.
+ *   pmu_edge refuse-loop <pmu> <n>
+ *       n refused perf_event_open calls of several kinds; the kernel log
+ *       (counted by /dev/kmsg sequence numbers) must gain fewer than 10
+ *       records.
+ *   pmu_edge period <pmu> <config> <cpu>
+ *       PERF_EVENT_IOC_PERIOD on a running event takes effect: at a 100 ms
+ *       period the DTL overruns (stats/lost_overrun grows), after the
+ *       ioctl to 1 ms it does not. Needs dtl_sim writing 3 entries/ms.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int test_no, failures;
+
+static void ktap(int ok, const char *name)
+{
+	printf("%sok %d %s\n", ok ? "" : "not ", ++test_no, name);
+	fflush(stdout);
+	failures += !ok;
+}
+
+static long read_long(const char *fmt, const char *arg)
+{
+	char path[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), fmt, arg);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static int pmu_type(const char *pmu)
+{
+	return (int)read_long("/sys/bus/event_source/devices/%s/type", pmu);
+}
+
+static int open_event(struct perf_event_attr *a, pid_t pid, int cpu, int group)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, group, 0);
+}
+
+static void attr(struct perf_event_attr *a, int type, unsigned long long config)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = type;
+	a->config = config;
+	a->sample_period = 1000000;
+}
+
+/* The sequence number of the newest kernel log record. */
+static long long kmsg_last_seq(void)
+{
+	char buf[8192];
+	long long last = -1, seq;
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue; /* overwritten while reading: skip ahead */
+		if (n <= 0)
+			break;
+		buf[n] = 0;
+		if (sscanf(buf, "%*d,%lld,", &seq) == 1)
+			last = seq;
+	}
+	close(fd);
+	return last;
+}
+
+static int try_rmmod(const char *module)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rmmod %s 2>/dev/null", module);
+	return system(cmd) == 0;
+}
+
+static int aux_orphan(const char *pmu, const char *module, unsigned long long config, int cpu)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t ring = 9 * page, auxsz = 4 * page;
+	struct perf_event_attr a, b;
+	struct perf_event_mmap_page *up;
+	void *ra, *aa, *rb, *ab;
+	int fa, fb;
+
+	attr(&a, pmu_type(pmu), config);
+	fa = open_event(&a, -1, cpu, -1);
+	ktap(fa >= 0, "event A opens");
+	if (fa < 0)
+		return 1;
+	ra = mmap(NULL, ring, PROT_READ | PROT_WRITE, MAP_SHARED, fa, 0);
+	ktap(ra != MAP_FAILED, "A: ring mapped");
+	if (ra == MAP_FAILED)
+		return 1;
+	up = ra;
+	up->aux_offset = ring;
+	up->aux_size = auxsz;
+	aa = mmap(NULL, auxsz, PROT_READ | PROT_WRITE, MAP_SHARED, fa, ring);
+	ktap(aa != MAP_FAILED, "A: AUX area mapped");
+
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.type = PERF_TYPE_SOFTWARE;
+	b.config = PERF_COUNT_SW_DUMMY;
+	fb = open_event(&b, -1, cpu, -1);
+	ktap(fb >= 0 && ioctl(fb, PERF_EVENT_IOC_SET_OUTPUT, fa) == 0,
+	     "software event B redirects its output into A's ring");
+	rb = mmap(NULL, ring, PROT_READ | PROT_WRITE, MAP_SHARED, fb, 0);
+	ab = mmap(NULL, auxsz, PROT_READ | PROT_WRITE, MAP_SHARED, fb, ring);
+	ktap(rb != MAP_FAILED && ab != MAP_FAILED, "B maps the same ring and AUX area");
+
+	munmap(aa, auxsz);
+	munmap(ra, ring);
+	close(fa);
+	ktap(!try_rmmod(module), "rmmod refused while the AUX area outlives its event");
+
+	munmap(ab, auxsz);
+	munmap(rb, ring);
+	close(fb);
+	/* The final __fput that drops the module reference runs on return to
+	 * user space, which system() has done by the time rmmod runs. */
+	ktap(try_rmmod(module), "rmmod succeeds once the AUX area is freed");
+	return failures != 0;
+}
+
+static int refuse_loop(const char *pmu, long n)
+{
+	int type = pmu_type(pmu), held, fd;
+	long long s0, s1;
+	struct perf_event_attr a;
+	long refused = 0;
+	char line[160];
+
+	/* Hold one event on CPU 0 so that a second one is refused (EBUSY). */
+	attr(&a, type, 0x1);
+	held = open_event(&a, -1, 0, -1);
+	s0 = kmsg_last_seq();
+	for (long i = 0; i < n; i++) {
+		switch (i % 5) {
+		case 0: attr(&a, type, 0x3); break;			/* EINVAL */
+		case 1: attr(&a, type, 0x1); a.sample_period = 0; break; /* EOPNOTSUPP */
+		case 2: attr(&a, type, 0x1); a.sample_type = PERF_SAMPLE_BRANCH_STACK; break;
+		case 3: attr(&a, type, 0x1); a.exclude_kernel = 1; break; /* core: EINVAL */
+		default: attr(&a, type, 0x1); break;			/* EBUSY */
+		}
+		fd = open_event(&a, -1, 0, -1);
+		if (fd >= 0)
+			close(fd);
+		else
+			refused++;
+	}
+	s1 = kmsg_last_seq();
+	if (held >= 0)
+		close(held);
+	snprintf(line, sizeof(line), "%ld of %ld opens refused; kernel log records added: %lld (< 10)",
+		 refused, n, s1 - s0);
+	ktap(held >= 0 && refused == n && s0 >= 0 && s1 - s0 < 10, line);
+	return failures != 0;
+}
+
+static long overruns(const char *pmu)
+{
+	return read_long("/sys/bus/event_source/devices/%s/stats/lost_overrun", pmu);
+}
+
+static int period(const char *pmu, unsigned long long config, int cpu)
+{
+	struct perf_event_attr a;
+	unsigned long long p = 1000000;
+	long o0, o1, o2, o3;
+	char line[160];
+	int fd;
+
+	attr(&a, pmu_type(pmu), config);
+	a.sample_period = 100000000; /* 100 ms: ~300 entries a poll, > 85 */
+	fd = open_event(&a, -1, cpu, -1);
+	ktap(fd >= 0, "event opens at a 100 ms period");
+	if (fd < 0)
+		return 1;
+	o0 = overruns(pmu);
+	usleep(600000);
+	o1 = overruns(pmu);
+	snprintf(line, sizeof(line), "100 ms period overruns the ring (lost %ld)", o1 - o0);
+	ktap(o1 > o0, line);
+	ktap(ioctl(fd, PERF_EVENT_IOC_PERIOD, &p) == 0, "PERF_EVENT_IOC_PERIOD to 1 ms accepted");
+	usleep(200000);
+	o2 = overruns(pmu);
+	usleep(600000);
+	o3 = overruns(pmu);
+	snprintf(line, sizeof(line), "after the ioctl the 1 ms period keeps up (lost %ld)", o3 - o2);
+	ktap(o3 == o2, line);
+	close(fd);
+	return failures != 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 6 && !strcmp(argv[1], "aux-orphan"))
+		return aux_orphan(argv[2], argv[3], strtoull(argv[4], NULL, 0), atoi(argv[5]));
+	if (argc >= 4 && !strcmp(argv[1], "refuse-loop"))
+		return refuse_loop(argv[2], atol(argv[3]));
+	if (argc >= 5 && !strcmp(argv[1], "period"))
+		return period(argv[2], strtoull(argv[3], NULL, 0), atoi(argv[4]));
+	fprintf(stderr, "usage: see the comment at the top of pmu_edge.c\n");
+	return 2;
+}
