@@ -167,64 +167,154 @@ static LAYOUT_V3: Layout = Layout {
 /// The most counters any version has.
 pub const MAX_COUNTERS: usize = 4;
 
+/// How software accesses a register.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Access {
+    /// Read and write.
+    Rw,
+    /// Read only (writes are ignored).
+    Ro,
+    /// Write 1 to set a bit; reads the bits.
+    W1s,
+    /// Write 1 to clear a bit; reads the bits.
+    W1c,
+    /// Any write clears the register (X-Gene 1 PMOVSR: written with 0).
+    W0c,
+}
+
+/// Which register window a register lives in.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Block {
+    /// A sub-block's 4 KiB CSR window (L3C, IOB, IOB-slow, MCB, MC).
+    Pmu,
+    /// The top-level PCP PMU window (interrupt status and mask).
+    Pcp,
+    /// The CSW syscon (discovery).
+    Csw,
+    /// The MCBA/MCBB syscons (discovery).
+    Mcb,
+}
+
+/// One register as one version has it: the data [`REGISTERS`] is made of.
+/// A register array (one per counter) is `count` registers `stride` bytes
+/// apart from `offset`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Register {
+    /// Name, as the upstream C driver spells it without its `PMU_`,
+    /// `PCPPMU_` prefix or `_REG` suffix.
+    pub name: &'static str,
+    /// The window.
+    pub block: Block,
+    /// Byte offset in the window (of the first of an array).
+    pub offset: usize,
+    /// The version this row describes.
+    pub version: Version,
+    /// Access.
+    pub access: Access,
+    /// Width in bits (64: a low and a high 32-bit word, low first).
+    pub width: u32,
+    /// Registers in the array (1: a single register).
+    pub count: usize,
+    /// Bytes between array elements.
+    pub stride: usize,
+}
+
+/// Declares the register map once, as data: a `pub const` offset per
+/// register and one [`Register`] row per version that has it, in
+/// [`REGISTERS`]. Syntax per register:
+///
+/// `NAME (Block, offset): [Version Access width count stride, ...];`
+macro_rules! registers {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident ($block:ident, $off:literal):
+            [$($v:ident $acc:ident $width:literal $count:literal $stride:literal),+ $(,)?];
+    )*) => {
+        $( $(#[$doc])* pub const $name: usize = $off; )*
+
+        /// Every register of every version, one row per (register,
+        /// version), in declaration order.
+        pub const REGISTERS: &[super::Register] = &[$($(
+            super::Register {
+                name: stringify!($name),
+                block: super::Block::$block,
+                offset: $off,
+                version: super::Version::$v,
+                access: super::Access::$acc,
+                width: $width,
+                count: $count,
+                stride: $stride,
+            },
+        )+)*];
+    };
+}
+
 /// Register offsets and bits. Sub-block registers are offsets in the
 /// sub-block's 4 KiB CSR block; `INTSTATUS`/`INTMASK` are in the top-level
-/// block; `CSW_CSWCR` and `MCBADDRMR` in the CSW and MCB syscons.
+/// block; `CSW_CSWCR` and `MCBADDRMR` in the CSW and MCB syscons. The
+/// offsets and [`REGISTERS`](regs::REGISTERS) come from one declaration.
 pub mod regs {
     use super::Version;
 
     /// Size of a sub-block's CSR block.
     pub const CSR_SIZE: usize = 0x1000;
 
-    /// First event counter (v1/v2: 32-bit, one register per counter).
-    pub const PMEVCNTR0: usize = 0x000;
-    /// First event type (select) register; one per counter, 4 bytes apart.
-    pub const PMEVTYPER0: usize = 0x400;
-    /// Agent mask for agents 0..31 (v1/v2). A set bit counts that agent.
-    pub const PMAMR0: usize = 0xA00;
-    /// Agent mask for agents 32..63 (v1/v2, IOB only).
-    pub const PMAMR1: usize = 0xA04;
-    /// Counter enable, bit per counter.
-    pub const PMCNTENSET: usize = 0xC00;
-    /// Counter disable, bit per counter.
-    pub const PMCNTENCLR: usize = 0xC20;
-    /// Overflow interrupt enable, bit per counter.
-    pub const PMINTENSET: usize = 0xC40;
-    /// Overflow interrupt disable, bit per counter.
-    pub const PMINTENCLR: usize = 0xC60;
-    /// v1/v2 overflow status (read; clear as [`super::OvsClear`] says).
-    pub const PMOVSR: usize = 0xC80;
-    /// v3 overflow status (read).
-    pub const PMOVSSET: usize = 0xCC0;
-    /// v3 overflow clear (write 1 to clear); same offset as v1/v2 PMOVSR.
-    pub const PMOVSCLR: usize = 0xC80;
-    /// Control register.
-    pub const PMCR: usize = 0xE04;
+    registers! {
+        /// First event counter: v1/v2 32-bit, one register per counter;
+        /// v3 64-bit, a low and a high word per counter.
+        PMEVCNTR0 (Pmu, 0x000): [V1 Rw 32 1 4, V2 Rw 32 4 4, V3 Rw 64 4 8];
+        /// First event type (select) register; one per counter, 4 bytes apart.
+        PMEVTYPER0 (Pmu, 0x400): [V1 Rw 32 1 4, V2 Rw 32 4 4, V3 Rw 32 4 4];
+        /// Agent mask for agents 0..31 (v1/v2). A set bit counts that agent.
+        PMAMR0 (Pmu, 0xA00): [V1 Rw 32 1 4, V2 Rw 32 1 4];
+        /// Agent mask for agents 32..63 (v1/v2, IOB only).
+        PMAMR1 (Pmu, 0xA04): [V1 Rw 32 1 4, V2 Rw 32 1 4];
+        /// Counter enable, bit per counter.
+        PMCNTENSET (Pmu, 0xC00): [V1 W1s 32 1 4, V2 W1s 32 1 4, V3 W1s 32 1 4];
+        /// Counter disable, bit per counter.
+        PMCNTENCLR (Pmu, 0xC20): [V1 W1c 32 1 4, V2 W1c 32 1 4, V3 W1c 32 1 4];
+        /// Overflow interrupt enable, bit per counter.
+        PMINTENSET (Pmu, 0xC40): [V1 W1s 32 1 4, V2 W1s 32 1 4, V3 W1s 32 1 4];
+        /// Overflow interrupt disable, bit per counter.
+        PMINTENCLR (Pmu, 0xC60): [V1 W1c 32 1 4, V2 W1c 32 1 4, V3 W1c 32 1 4];
+        /// v1/v2 overflow status (read; clear as [`super::OvsClear`] says).
+        PMOVSR (Pmu, 0xC80): [V1 W0c 32 1 4, V2 W1c 32 1 4];
+        /// v3 overflow clear (write 1 to clear); same offset as v1/v2 PMOVSR.
+        PMOVSCLR (Pmu, 0xC80): [V3 W1c 32 1 4];
+        /// v3 overflow status (read; write 1 to set).
+        PMOVSSET (Pmu, 0xCC0): [V3 W1s 32 1 4];
+        /// Control register.
+        PMCR (Pmu, 0xE04): [V1 Rw 32 1 4, V2 Rw 32 1 4, V3 Rw 32 1 4];
+        /// Top-level interrupt status, one or more bits per sub-block type
+        /// ([`Version::int_source_mask`]).
+        INTSTATUS (Pcp, 0x000): [V1 Ro 32 1 4, V2 Ro 32 1 4, V3 Ro 32 1 4];
+        /// Top-level interrupt mask; a set bit masks that source.
+        INTMASK (Pcp, 0x004): [V1 Rw 32 1 4, V2 Rw 32 1 4, V3 Rw 32 1 4];
+        /// CSW syscon: the CSW configuration register.
+        CSW_CSWCR (Csw, 0x000): [V1 Ro 32 1 4, V2 Ro 32 1 4, V3 Ro 32 1 4];
+        /// MCBA/MCBB syscon: the MCB address mode register.
+        MCBADDRMR (Mcb, 0x000): [V1 Ro 32 1 4, V2 Ro 32 1 4];
+    }
+
     /// PMCR: global counter enable.
     pub const PMCR_E: u32 = 1 << 0;
     /// PMCR: reset all counters.
     pub const PMCR_P: u32 = 1 << 1;
-
-    /// Top-level interrupt status, one or more bits per sub-block type
-    /// ([`Version::int_source_mask`]).
-    pub const INTSTATUS: usize = 0x000;
-    /// Top-level interrupt mask; a set bit masks that source.
-    pub const INTMASK: usize = 0x004;
     /// INTMASK value that masks every source (all versions).
     pub const INTMASK_ALL: u32 = 0xFFFF_FFFF;
-
-    /// CSW syscon: the CSW configuration register.
-    pub const CSW_CSWCR: usize = 0x0000;
     /// CSWCR: dual-MCB mode.
     pub const CSWCR_DUALMCB: u32 = 1 << 0;
     /// CSWCR: shift of the 2-bit MCB0 routing field (v3).
     pub const CSWCR_MCB0_ROUTING_SHIFT: u32 = 2;
     /// CSWCR: shift of the 2-bit MCB1 routing field (v3).
     pub const CSWCR_MCB1_ROUTING_SHIFT: u32 = 4;
-    /// MCBA/MCBB syscon: the MCB address mode register.
-    pub const MCBADDRMR: usize = 0x0000;
     /// MCBADDRMR: dual-MCU mode.
     pub const MCBADDRMR_DUALMCU: u32 = 1 << 2;
+
+    /// The row of register `name` on `v`, if `v` has it.
+    pub fn find(name: &str, v: Version) -> Option<&'static super::Register> {
+        REGISTERS.iter().find(|r| r.name == name && r.version == v)
+    }
 
     /// Offset of counter `idx` (its low word on v3).
     pub const fn counter_lo(v: Version, idx: usize) -> usize {

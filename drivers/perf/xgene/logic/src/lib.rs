@@ -6,17 +6,21 @@
 //! the present sub-blocks, firmware identifiers, `perf_event_attr`
 //! validation, and counter arithmetic.
 //!
-//! These modules are `no_std` and free of kernel types: the kernel module
-//! includes the same files (`#[path = ...] mod ...`), and `cargo test` runs
-//! them on the host, with property tests, before KUnit runs the shared table
-//! of cases ([`selftest`]) again inside the guest. Modules refer to each
-//! other only through `super::`, so they work under any parent module.
+//! These modules are `no_std` and free of kernel types: the kernel modules
+//! include this crate as a module (`#[path = "logic/src/lib.rs"] pub mod
+//! logic;`), and `cargo test` runs it on the host, with property tests,
+//! before KUnit (`xgene_pmu_kunit.ko`) runs the shared table of cases
+//! (`selftest`) again inside the guest. Modules refer to each other only
+//! through `super::`, so they work under any parent module.
+//!
+//! `selftest` is test code: a kernel build (`MODULE`) compiles it only for
+//! test modules (`rpmu_testing`), never into the driver.
 //!
 //! [`events`] includes `$RPMU_GEN_DIR/xgene_events_generated.rs`, written by
 //! `scripts/xgene_events.py rust <file>`: build.rs does it for cargo, the
 //! module's Kbuild for the kernel.
 
-#![no_std]
+#![cfg_attr(not(MODULE), no_std)]
 
 pub mod acpi;
 pub mod config;
@@ -24,4 +28,5 @@ pub mod counter;
 pub mod discover;
 pub mod events;
 pub mod hw;
+#[cfg(any(not(MODULE), rpmu_testing))]
 pub mod selftest;
