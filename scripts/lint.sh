@@ -19,6 +19,21 @@ result $? "rustfmt --check"
 # The X-Gene event lists in the documentation are generated from the JSON.
 python3 scripts/xgene_events.py rst | cmp -s - Documentation/xgene-pmu-events.rst
 result $? "Documentation/xgene-pmu-events.rst up to date (scripts/xgene_events.py rst)"
+# The shape the abstraction issue set: no `unsafe` in drivers, no blanket
+# lint allowances, no `static mut`, no file over 500 lines in rust/ or
+# drivers/ (one concern per file).
+! git grep -nE '\bunsafe\b' -- 'drivers/*.rs' >build/unsafe.log
+result $? "no unsafe in drivers/ ($(wc -l <build/unsafe.log) hits)"
+kmods=(rust drivers tools/testing/dtl_sim tools/testing/xgene_sim tools/testing/rpmu_kunit)
+! git grep -nE '#!?\[allow\([^]]*(dead_code|unreachable_pub)' -- "${kmods[@]}" >build/allow.log
+result $? "no dead_code/unreachable_pub allowances in kernel code ($(wc -l <build/allow.log) hits)"
+! git grep -nE '\bstatic mut\b' -- "${kmods[@]}" >build/staticmut.log
+result $? "no static mut ($(wc -l <build/staticmut.log) hits)"
+git ls-files rust drivers | grep -E '\.(rs|c|h)$' | xargs wc -l | awk '$2 != "total" && $1 > 500' >build/long.log
+! test -s build/long.log
+result $? "no source file in rust/ or drivers/ over 500 lines ($(wc -l <build/long.log) over)"
+for f in build/unsafe.log build/allow.log build/staticmut.log build/long.log; do head -n 5 "$f"; done
+
 # Clippy builds in a scratch copy, so the test build stays as it is: the
 # pseries modules against the ppc64le kernel, the X-Gene ones against arm64.
 clippy() { # name kdir arch

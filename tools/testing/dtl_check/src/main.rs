@@ -20,6 +20,7 @@
 
 use std::collections::BTreeMap;
 
+// `image` is the simulator's; the checker only recomputes the fields.
 #[allow(dead_code)]
 #[path = "../../dtl_sim/gen.rs"]
 mod gen;
