@@ -4,8 +4,13 @@
 M=/lib/modules/rpmu
 D=/sys/bus/event_source/devices
 
-ok "insmod xgene_pmu.ko" insmod $M/xgene_pmu.ko
+# The driver's KUnit suite lives in its own test module (xgene_pmu.ko
+# carries no test code).
+ok "insmod xgene_pmu_kunit.ko (driver suite)" insmod $M/xgene_pmu_kunit.ko
 kunit_save xgene_pmu
+ok "rmmod xgene_pmu_kunit" rmmod xgene_pmu_kunit
+ok "xgene_pmu.ko has no KUnit symbol" sh -c "! grep -q kunit $M/xgene_pmu.ko"
+ok "insmod xgene_pmu.ko" insmod $M/xgene_pmu.ko
 dmesg | grep -i "xgene" | tail -n 12
 
 pmus=$(cd $D && ls -d l3c* iob* mcb* mc[0-9]* 2>/dev/null | tr '\n' ' ')

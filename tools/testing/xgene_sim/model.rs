@@ -33,180 +33,24 @@
 //! Counting: on each tick, while PMCR.E and the counter's enable bit are set,
 //! a counter advances by `scale * periods * base`, where `base` is the sum of
 //! [`amount`] over the agents its PMU's mask lets through. Every increment
-//! is tallied by (PMU, event code, effective PMAMR0, effective PMAMR1).
+//! is tallied by (PMU, event code, effective PMAMR0, effective PMAMR1)
+//! (`tally.rs`). The sub-block types are in `kind.rs`, the register offsets
+//! in `regs.rs` (the simulator's own table).
 
-use kernel::fmt;
+use crate::{
+    kind::{amount, bits, int_sources, Cells, Kind, Name},
+    regs::{
+        INTMASK, INTSTATUS, PMAMR0, PMAMR1, PMCNTENCLR, PMCNTENSET, PMCR, PMCR_E, PMCR_P,
+        PMEVTYPER0, PMINTENCLR, PMINTENSET, PMOVSR, PMOVSSET,
+    },
+    tally::{Key, Session, SessionLog, TallyEntry},
+};
 use kernel::prelude::*;
 
 /// Counters per PMU (v2/v3); v1 has one.
 pub(crate) const MAX_COUNTERS: usize = 4;
 /// Distinct (PMU, event, masks) keys the tally keeps.
 pub(crate) const TALLY_CAP: usize = 256;
-
-// Child PMU registers (offsets in a child's CSR window).
-pub(crate) const PMEVCNTR0: usize = 0x000;
-pub(crate) const PMEVTYPER0: usize = 0x400;
-pub(crate) const PMAMR0: usize = 0xA00;
-pub(crate) const PMAMR1: usize = 0xA04;
-pub(crate) const PMCNTENSET: usize = 0xC00;
-pub(crate) const PMCNTENCLR: usize = 0xC20;
-pub(crate) const PMINTENSET: usize = 0xC40;
-pub(crate) const PMINTENCLR: usize = 0xC60;
-/// v1/v2 PMOVSR (status, write 1 to clear); v3 PMOVSCLR.
-pub(crate) const PMOVSR: usize = 0xC80;
-/// v3 PMOVSSET (status, write 1 to set).
-pub(crate) const PMOVSSET: usize = 0xCC0;
-pub(crate) const PMCR: usize = 0xE04;
-pub(crate) const PMCR_E: u32 = 1 << 0;
-pub(crate) const PMCR_P: u32 = 1 << 1;
-
-// Top-level (PCP PMU) registers.
-pub(crate) const INTSTATUS: usize = 0x000;
-pub(crate) const INTMASK: usize = 0x004;
-
-/// One register window: 32-bit cells at byte offsets.
-pub(crate) trait Cells {
-    /// Reads the cell at byte offset `off`.
-    fn rd(&self, off: usize) -> u32;
-    /// Stores `val` in the cell at byte offset `off`.
-    fn wr(&self, off: usize, val: u32);
-}
-
-/// Child PMU types, numbered as in xgene_pmu.c.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Kind {
-    L3c = 0,
-    Iob = 1,
-    IobSlow = 2,
-    Mcb = 3,
-    Mc = 4,
-}
-
-impl Kind {
-    /// The sysfs name prefix; the instance number follows.
-    pub(crate) fn prefix(self) -> &'static str {
-        match self {
-            Kind::L3c => "l3c",
-            Kind::Iob => "iob",
-            Kind::IobSlow => "iob_slow",
-            Kind::Mcb => "mcb",
-            Kind::Mc => "mc",
-        }
-    }
-
-    /// Agents selectable through PMAMR0 and PMAMR1 (0: no such register).
-    /// These follow the widths of the `*_agentid` formats: l3c and mcb
-    /// `config1:0-9`, iob `config1:0-63`; mc has no agent filter; v3 has no
-    /// agent mask registers.
-    pub(crate) fn agents(self, version: u32) -> (u32, u32) {
-        if version >= 3 {
-            return (0, 0);
-        }
-        match self {
-            Kind::L3c | Kind::Mcb => (10, 0),
-            Kind::Iob | Kind::IobSlow => (32, 32),
-            Kind::Mc => (0, 0),
-        }
-    }
-
-    /// This instance's INTSTATUS bits.
-    fn int_bits(self, version: u32, index: u32) -> u32 {
-        if version < 3 {
-            return match self {
-                Kind::Mc => 1 << 0,
-                Kind::Mcb => 1 << 1,
-                Kind::L3c => 1 << 2,
-                Kind::Iob | Kind::IobSlow => 1 << 3,
-            };
-        }
-        // v3: one bit per instance inside the type's field.
-        let (shift, width) = match self {
-            Kind::Mc => (0, 8),
-            Kind::Mcb => (8, 2),
-            Kind::Iob => (12, 1),
-            Kind::IobSlow => (13, 1),
-            Kind::L3c => (16, 8),
-        };
-        if index < width {
-            1 << (shift + index)
-        } else {
-            0
-        }
-    }
-}
-
-/// Sources the top level can signal (INTSTATUS bits that exist).
-fn int_sources(version: u32) -> u32 {
-    if version < 3 {
-        0x0000_000F
-    } else {
-        0x00FF_33FF
-    }
-}
-
-/// Deterministic amount one agent contributes per period to an event:
-/// 1..=16, a hash of (type, event code, agent).
-pub(crate) fn amount(kind: Kind, code: u32, agent: u32) -> u64 {
-    let mut x = ((kind as u64) << 48) | (u64::from(code) << 8) | u64::from(agent);
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^= x >> 31;
-    1 + (x & 15)
-}
-
-/// What one counter counts: the tally key.
-#[derive(Clone, Copy, PartialEq, Eq, Default, Debug)]
-pub(crate) struct Key {
-    /// Index of the child PMU.
-    pub(crate) child: usize,
-    /// PMEVTYPER value.
-    pub(crate) code: u32,
-    /// Effective PMAMR0 (`None`: the PMU has no such register).
-    pub(crate) m0: Option<u32>,
-    /// Effective PMAMR1.
-    pub(crate) m1: Option<u32>,
-}
-
-fn bits(n: u32) -> u32 {
-    if n >= 32 {
-        u32::MAX
-    } else {
-        (1u32 << n) - 1
-    }
-}
-
-/// A counter's current session: from its enable (or reprogramming) to its
-/// disable (or reprogramming).
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Session {
-    pub(crate) active: bool,
-    pub(crate) key: Key,
-    /// Increment per period at scale 1.
-    pub(crate) base: u64,
-    /// Index in the tally, if it had room.
-    pub(crate) tally: Option<usize>,
-    pub(crate) added: u64,
-    pub(crate) periods: u64,
-    pub(crate) overflows: u64,
-}
-
-/// One ended session, for the log.
-#[derive(Clone, Copy)]
-pub(crate) struct SessionLog {
-    pub(crate) name: Name,
-    pub(crate) idx: usize,
-    pub(crate) s: Session,
-}
-
-/// Cumulative counts of one key.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct TallyEntry {
-    pub(crate) key: Key,
-    pub(crate) count: u64,
-    pub(crate) periods: u64,
-    pub(crate) sessions: u64,
-}
 
 /// One child PMU (l3c0, iob0, mcb1, mc2, ...).
 pub(crate) struct Child<C: Cells> {
@@ -241,22 +85,6 @@ impl<C: Cells> Child<C> {
             cnt: [0; MAX_COUNTERS],
             sess: [Session::default(); MAX_COUNTERS],
         }
-    }
-}
-
-/// Displays a child's name as the drivers register it.
-#[derive(Clone, Copy)]
-pub(crate) struct Name(pub(crate) Kind, pub(crate) u32);
-
-impl core::fmt::Display for Name {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.0.prefix(), self.1)
-    }
-}
-
-impl fmt::Display for Name {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        core::fmt::Display::fmt(self, f)
     }
 }
 
@@ -399,23 +227,6 @@ impl<C: Cells> Model<C> {
             }
         }
         sum
-    }
-
-    fn tally_slot(&mut self, key: &Key) -> Option<usize> {
-        if let Some(i) = self.tally.iter().position(|t| t.key == *key) {
-            return Some(i);
-        }
-        let entry = TallyEntry {
-            key: *key,
-            ..TallyEntry::default()
-        };
-        match self.tally.push_within_capacity(entry) {
-            Ok(()) => Some(self.tally.len() - 1),
-            Err(_) => {
-                self.stats.tally_full += 1;
-                None
-            }
-        }
     }
 
     fn start_session(&mut self, ci: usize, idx: usize) {
@@ -651,180 +462,5 @@ impl<C: Cells> Model<C> {
             }
         }
         self.update_line()
-    }
-
-    /// Empties the tally; running sessions continue into fresh entries.
-    pub(crate) fn reset_tally(&mut self) {
-        self.tally.clear();
-        self.stats.tally_full = 0;
-        for ci in 0..self.children.len() {
-            for i in 0..MAX_COUNTERS {
-                if self.children[ci].sess[i].active {
-                    let key = self.children[ci].sess[i].key;
-                    let t = self.tally_slot(&key);
-                    if let Some(t) = t {
-                        self.tally[t].sessions += 1;
-                    }
-                    self.children[ci].sess[i].tally = t;
-                }
-            }
-        }
-    }
-
-    /// The tally, one line per key:
-    /// `pmu event pmamr0 pmamr1 count periods sessions`.
-    pub(crate) fn fmt_tally(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "# pmu event pmamr0 pmamr1 count periods sessions")?;
-        for t in self.tally.iter() {
-            let c = &self.children[t.key.child];
-            write!(f, "{} {:#x} ", Name(c.kind, c.index), t.key.code)?;
-            for m in [t.key.m0, t.key.m1] {
-                match m {
-                    Some(m) => write!(f, "{m:#x} ")?,
-                    None => write!(f, "- ")?,
-                }
-            }
-            writeln!(f, "{} {} {}", t.count, t.periods, t.sessions)?;
-        }
-        Ok(())
-    }
-
-    /// The PMUs: `pmu type version counters width agents0 agents1 csr`.
-    pub(crate) fn fmt_pmus(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "# pmu type version counters width agents0 agents1 csr")?;
-        for c in self.children.iter() {
-            let (a0, a1) = c.kind.agents(self.version);
-            writeln!(
-                f,
-                "{} {} {} {} {} {} {} {:#x}",
-                Name(c.kind, c.index),
-                c.kind.prefix(),
-                self.version,
-                self.ncnt(),
-                self.width(),
-                a0,
-                a1,
-                c.pa
-            )?;
-        }
-        Ok(())
-    }
-}
-
-#[kunit_tests(xgene_sim_model)]
-mod tests {
-    use super::*;
-    use core::cell::Cell;
-
-    struct Mem([Cell<u32>; 0x1000 / 4]);
-
-    impl Cells for &Mem {
-        fn rd(&self, off: usize) -> u32 {
-            self.0[off / 4].get()
-        }
-        fn wr(&self, off: usize, val: u32) {
-            self.0[off / 4].set(val)
-        }
-    }
-
-    fn mem() -> Result<KBox<Mem>> {
-        let b = KBox::<Mem>::new_uninit(GFP_KERNEL | __GFP_ZERO)?;
-        // SAFETY: Zeroed by `__GFP_ZERO`; a zero `Cell<u32>` is valid.
-        Ok(unsafe { b.assume_init() })
-    }
-
-    /// A driver's store: into the cell first, then the model sees it.
-    fn store<'a>(m: &mut Model<&'a Mem>, ci: usize, off: usize, val: u32) -> Outcome {
-        let mut out = Outcome::default();
-        m.children[ci].cells.wr(off, val);
-        m.child_write(ci, off, val, &mut out);
-        out
-    }
-
-    #[test]
-    fn set_clear_read_back_the_enable_mask() -> Result {
-        let (tb, cb) = (mem()?, mem()?);
-        let (top, child) = (&*tb, &*cb);
-        let mut m = Model::new(2, top)?;
-        m.children
-            .push(Child::new(Kind::L3c, 0, 0, child), GFP_KERNEL)?;
-        store(&mut m, 0, PMCNTENSET, 0b0101);
-        assert_eq!(child.rd(PMCNTENSET), 0b0101);
-        assert_eq!(child.rd(PMCNTENCLR), 0b0101);
-        // Write 1 to clear: only bit 0 goes.
-        let out = store(&mut m, 0, PMCNTENCLR, 0b0001);
-        assert_eq!(m.children[0].cnten, 0b0100);
-        assert_eq!(out.nended, 1);
-        // A read-modify-write of CLR to clear bit 2 clears everything read.
-        store(&mut m, 0, PMCNTENSET, 0b0001);
-        let rmw = child.rd(PMCNTENCLR) | 0b0100;
-        store(&mut m, 0, PMCNTENCLR, rmw);
-        assert_eq!(m.children[0].cnten, 0);
-        Ok(())
-    }
-
-    #[test]
-    fn counts_wraps_and_interrupts() -> Result {
-        let (tb, cb) = (mem()?, mem()?);
-        let (top, child) = (&*tb, &*cb);
-        let mut m = Model::new(2, top)?;
-        m.children
-            .push(Child::new(Kind::Mc, 2, 0, child), GFP_KERNEL)?;
-        store(&mut m, 0, PMEVTYPER0 + 4, 0x5);
-        store(&mut m, 0, PMEVCNTR0 + 4, 0xFFFF_FFF0);
-        store(&mut m, 0, PMCNTENSET, 0b10);
-        store(&mut m, 0, PMINTENSET, 0b10);
-        // Not counting without PMCR.E.
-        assert!(!m.tick(1, 1));
-        assert_eq!(child.rd(4), 0xFFFF_FFF0);
-        store(&mut m, 0, PMCR, PMCR_E);
-        let inc = amount(Kind::Mc, 5, 0);
-        // Masked at the top level: no line.
-        top.wr(INTMASK, 0xF);
-        m.top_write(INTMASK, 0xF, &mut Outcome::default());
-        assert!(!m.tick(16, 1));
-        assert_eq!(
-            u64::from(child.rd(4)),
-            (0xFFFF_FFF0 + 16 * inc) & 0xFFFF_FFFF
-        );
-        assert_eq!(child.rd(PMOVSR), 0b10);
-        assert_eq!(top.rd(INTSTATUS), 1 << 0);
-        let mut out = Outcome::default();
-        top.wr(INTMASK, 0xFFFF_FFF0);
-        m.top_write(INTMASK, 0xFFFF_FFF0, &mut out);
-        assert!(out.raise && m.line);
-        // Write 1 to clear drops the line.
-        store(&mut m, 0, PMOVSR, 0b10);
-        assert!(!m.line);
-        assert_eq!(top.rd(INTSTATUS), 0);
-        assert_eq!(m.tally[0].count, 16 * inc);
-        Ok(())
-    }
-
-    #[test]
-    fn agent_masks_select_and_rekey() -> Result {
-        let (tb, cb) = (mem()?, mem()?);
-        let (top, child) = (&*tb, &*cb);
-        let mut m = Model::new(2, top)?;
-        m.children
-            .push(Child::new(Kind::Iob, 0, 0, child), GFP_KERNEL)?;
-        store(&mut m, 0, PMCR, PMCR_E);
-        store(&mut m, 0, PMEVTYPER0, 0x2);
-        store(&mut m, 0, PMAMR0, 0);
-        store(&mut m, 0, PMAMR1, 1 << 8);
-        store(&mut m, 0, PMCNTENSET, 1);
-        m.tick(1, 3);
-        assert_eq!(u64::from(child.rd(0)), 3 * amount(Kind::Iob, 2, 40));
-        // A new mask while counting ends the session and starts another key.
-        let out = store(&mut m, 0, PMAMR0, 1);
-        assert_eq!(out.nended, 1);
-        m.tick(1, 1);
-        assert_eq!(m.tally.len(), 2);
-        assert_eq!(
-            m.tally[1].count,
-            amount(Kind::Iob, 2, 0) + amount(Kind::Iob, 2, 40)
-        );
-        assert_eq!(m.tally[1].key.m1, Some(1 << 8));
-        Ok(())
     }
 }

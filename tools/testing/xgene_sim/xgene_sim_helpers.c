@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "../../../rust/helpers/rpmu_helpers.c"
+/*
+ * C helpers of xgene_sim (test only), see xgene_sim_helpers.h. They keep no
+ * state: the model's lock, timer and tracepoint handle live in the Rust
+ * module's state, which each probe gets back as its data pointer.
+ */
 
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/irq.h>
+#include <linux/mm.h>
 #include <linux/of.h>
 #include <linux/of_address.h>
 #include <linux/of_irq.h>
@@ -128,72 +133,24 @@ bool xgsim_va_to_pa(const void *va, u64 *pa)
 	return true;
 }
 
-/* The model's single lock: the register file, the tick and the tally. */
-static DEFINE_RAW_SPINLOCK(xgsim_model_lock);
-
-unsigned long xgsim_lock(void)
+int xgsim_tp_write_register(xgsim_mmio_probe fn, void *data)
 {
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&xgsim_model_lock, flags);
-	return flags;
+	return tracepoint_probe_register(&__tracepoint_rwmmio_write, fn, data);
 }
 
-void xgsim_unlock(unsigned long flags)
+int xgsim_tp_write_unregister(xgsim_mmio_probe fn, void *data)
 {
-	raw_spin_unlock_irqrestore(&xgsim_model_lock, flags);
+	return tracepoint_probe_unregister(&__tracepoint_rwmmio_write, fn, data);
 }
 
-int xgsim_cpu(void)
+int xgsim_tp_post_write_register(xgsim_mmio_probe fn, void *data)
 {
-	return raw_smp_processor_id();
+	return tracepoint_probe_register(&__tracepoint_rwmmio_post_write, fn, data);
 }
 
-unsigned int xgsim_nr_cpu_ids(void)
+int xgsim_tp_post_write_unregister(xgsim_mmio_probe fn, void *data)
 {
-	return nr_cpu_ids;
-}
-
-static struct hrtimer xgsim_timer;
-
-void xgsim_timer_setup(enum hrtimer_restart (*fn)(struct hrtimer *))
-{
-	hrtimer_setup(&xgsim_timer, fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-}
-
-void xgsim_timer_start(u64 ns)
-{
-	hrtimer_start(&xgsim_timer, ns_to_ktime(ns), HRTIMER_MODE_REL_PINNED_HARD);
-}
-
-void xgsim_timer_cancel(void)
-{
-	hrtimer_cancel(&xgsim_timer);
-}
-
-u64 xgsim_timer_forward(struct hrtimer *timer, u64 ns)
-{
-	return hrtimer_forward_now(timer, ns_to_ktime(ns));
-}
-
-int xgsim_tp_write_register(xgsim_mmio_probe fn)
-{
-	return tracepoint_probe_register(&__tracepoint_rwmmio_write, fn, NULL);
-}
-
-int xgsim_tp_write_unregister(xgsim_mmio_probe fn)
-{
-	return tracepoint_probe_unregister(&__tracepoint_rwmmio_write, fn, NULL);
-}
-
-int xgsim_tp_post_write_register(xgsim_mmio_probe fn)
-{
-	return tracepoint_probe_register(&__tracepoint_rwmmio_post_write, fn, NULL);
-}
-
-int xgsim_tp_post_write_unregister(xgsim_mmio_probe fn)
-{
-	return tracepoint_probe_unregister(&__tracepoint_rwmmio_post_write, fn, NULL);
+	return tracepoint_probe_unregister(&__tracepoint_rwmmio_post_write, fn, data);
 }
 
 /*
@@ -208,21 +165,23 @@ static void xgsim_tp_match(struct tracepoint *tp, void *priv)
 		*found = tp;
 }
 
-static struct tracepoint *xgsim_vfree_tp;
-
-int xgsim_tp_vfree_register(xgsim_vfree_probe fn)
+/* The tracepoint, or NULL if this kernel has none by that name. */
+void *xgsim_tp_vfree_find(void)
 {
-	for_each_kernel_tracepoint(xgsim_tp_match, &xgsim_vfree_tp);
-	if (!xgsim_vfree_tp)
-		return -ENOENT;
-	return tracepoint_probe_register(xgsim_vfree_tp, fn, NULL);
+	struct tracepoint *tp = NULL;
+
+	for_each_kernel_tracepoint(xgsim_tp_match, &tp);
+	return tp;
 }
 
-int xgsim_tp_vfree_unregister(xgsim_vfree_probe fn)
+int xgsim_tp_vfree_register(void *tp, xgsim_vfree_probe fn, void *data)
 {
-	if (!xgsim_vfree_tp)
-		return -ENOENT;
-	return tracepoint_probe_unregister(xgsim_vfree_tp, fn, NULL);
+	return tracepoint_probe_register(tp, fn, data);
+}
+
+int xgsim_tp_vfree_unregister(void *tp, xgsim_vfree_probe fn, void *data)
+{
+	return tracepoint_probe_unregister(tp, fn, data);
 }
 
 /*

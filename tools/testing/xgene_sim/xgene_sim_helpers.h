@@ -2,14 +2,13 @@
 /*
  * C helpers of xgene_sim (test only): static inlines and macros of the device
  * tree, MMIO tracepoint, IRQ and vmalloc APIs that Rust cannot call directly.
- * Each is a thin wrapper; the register model is in Rust. Passed to bindgen
+ * Each is a thin wrapper and keeps no state; the register model is in Rust. Passed to bindgen
  * with -include (rpmu-extra-header in Kbuild).
  */
 #ifndef XGENE_SIM_HELPERS_H
 #define XGENE_SIM_HELPERS_H
 
 #include <linux/types.h>
-#include <linux/hrtimer.h>
 
 struct device_node;
 
@@ -34,26 +33,17 @@ void *xgsim_memremap_wb(u64 pa, size_t size);
 void xgsim_memunmap(void *va);
 bool xgsim_va_to_pa(const void *va, u64 *pa);
 
-unsigned long xgsim_lock(void);
-void xgsim_unlock(unsigned long flags);
-int xgsim_cpu(void);
-unsigned int xgsim_nr_cpu_ids(void);
-
-void xgsim_timer_setup(enum hrtimer_restart (*fn)(struct hrtimer *));
-void xgsim_timer_start(u64 ns);
-void xgsim_timer_cancel(void);
-u64 xgsim_timer_forward(struct hrtimer *timer, u64 ns);
-
 typedef void (*xgsim_mmio_probe)(void *data, unsigned long caller, unsigned long caller0,
 				 u64 val, u8 width, void *addr);
 typedef void (*xgsim_vfree_probe)(void *data, unsigned long va_start, unsigned long nr_lazy,
 				  unsigned long nr_lazy_max);
-int xgsim_tp_write_register(xgsim_mmio_probe fn);
-int xgsim_tp_write_unregister(xgsim_mmio_probe fn);
-int xgsim_tp_post_write_register(xgsim_mmio_probe fn);
-int xgsim_tp_post_write_unregister(xgsim_mmio_probe fn);
-int xgsim_tp_vfree_register(xgsim_vfree_probe fn);
-int xgsim_tp_vfree_unregister(xgsim_vfree_probe fn);
+int xgsim_tp_write_register(xgsim_mmio_probe fn, void *data);
+int xgsim_tp_write_unregister(xgsim_mmio_probe fn, void *data);
+int xgsim_tp_post_write_register(xgsim_mmio_probe fn, void *data);
+int xgsim_tp_post_write_unregister(xgsim_mmio_probe fn, void *data);
+void *xgsim_tp_vfree_find(void);
+int xgsim_tp_vfree_register(void *tp, xgsim_vfree_probe fn, void *data);
+int xgsim_tp_vfree_unregister(void *tp, xgsim_vfree_probe fn, void *data);
 void xgsim_tp_sync(void);
 
 #endif

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! One sub-block (L3C, IOB, IOB-slow, MCB or MC instance): its registers and
+//! the software state of its counters. Each sub-block is a perf PMU of its
+//! own (`pmu.rs`).
+
+use crate::{
+    hotplug::Owner,
+    logic::{
+        counter::{self, Allocator},
+        hw::{regs, Layout, OvsClear, PmuType, Version, MAX_COUNTERS},
+    },
+    rpmu::{
+        cpu::CpuId,
+        io::Mmio,
+        sync::{new_raw_spinlock_irq, RawSpinLockIrq},
+    },
+};
+use kernel::{prelude::*, sync::Arc};
+
+/// Software state of one hardware counter.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Counter {
+    /// Counter value at the last fold into perf's count.
+    pub(crate) prev: u64,
+    /// Counts folded by the overflow handler, not yet given to perf.
+    pub(crate) pending: u64,
+}
+
+/// What the sub-block's counters are programmed with; protected by
+/// [`Child::hw`].
+pub(crate) struct Programmed {
+    pub(crate) alloc: Allocator,
+    pub(crate) counters: [Counter; MAX_COUNTERS],
+    /// The agent masks in force (PMAMR0/1 are shared by all counters of a
+    /// sub-block) and how many allocated counters rely on them.
+    pub(crate) masks: Option<(Option<u32>, Option<u32>)>,
+    pub(crate) mask_users: u32,
+}
+
+/// One sub-block: a perf PMU.
+#[pin_data]
+pub(crate) struct Child {
+    pub(crate) ty: PmuType,
+    pub(crate) version: Version,
+    pub(crate) layout: &'static Layout,
+    pub(crate) regs: Mmio,
+    pub(crate) owner: Arc<Owner>,
+    #[pin]
+    pub(crate) hw: RawSpinLockIrq<Programmed>,
+}
+
+impl Child {
+    pub(crate) fn new(
+        ty: PmuType,
+        version: Version,
+        regs: Mmio,
+        owner: Arc<Owner>,
+    ) -> impl PinInit<Self, Error> {
+        let layout = version.layout();
+        try_pin_init!(Self {
+            ty,
+            version,
+            layout,
+            regs,
+            owner,
+            hw <- new_raw_spinlock_irq!(
+                Programmed {
+                    alloc: Allocator::new(layout.counters),
+                    counters: [Counter::default(); MAX_COUNTERS],
+                    masks: None,
+                    mask_users: 0,
+                },
+                "xgene_pmu_hw"
+            ),
+        }? Error)
+    }
+
+    /// The CPU this sub-block counts on (its `cpumask`).
+    pub(crate) fn owner_cpu(&self) -> CpuId {
+        self.owner.cpu()
+    }
+
+    pub(crate) fn set_global_enable(&self, on: bool) {
+        let pmcr = self.regs.read32(regs::PMCR) & !regs::PMCR_P;
+        let new = if on {
+            pmcr | regs::PMCR_E
+        } else {
+            pmcr & !regs::PMCR_E
+        };
+        if new != pmcr {
+            self.regs.write32(regs::PMCR, new);
+        }
+    }
+
+    pub(crate) fn overflow_status(&self) -> u32 {
+        self.regs.read32(self.layout.ovs_status) & ((1u32 << self.layout.counters) - 1)
+    }
+
+    pub(crate) fn clear_overflow(&self, bits: u32) {
+        clear_overflow(&self.regs, self.layout, bits)
+    }
+
+    fn read_counter(&self, idx: usize) -> u64 {
+        let lo = regs::counter_lo(self.version, idx);
+        match regs::counter_hi(self.version, idx) {
+            None => u64::from(self.regs.read32(lo)),
+            // A 64-bit counter read as two halves: re-read until the high
+            // half did not change across the low read.
+            Some(hi) => loop {
+                let h1 = self.regs.read32(hi);
+                let l = self.regs.read32(lo);
+                let h2 = self.regs.read32(hi);
+                if h1 == h2 {
+                    break (u64::from(h1) << 32) | u64::from(l);
+                }
+            },
+        }
+    }
+
+    fn write_counter(&self, idx: usize, value: u64) {
+        self.regs
+            .write32(regs::counter_lo(self.version, idx), value as u32);
+        if let Some(hi) = regs::counter_hi(self.version, idx) {
+            self.regs.write32(hi, (value >> 32) as u32);
+        }
+    }
+
+    /// Folds what counter `idx` counted since the last fold; returns it.
+    pub(crate) fn fold(&self, hw: &mut Programmed, idx: usize) -> u64 {
+        let now = self.read_counter(idx);
+        let c = &mut hw.counters[idx];
+        let delta = counter::delta(c.prev, now, self.layout.counter_mask) + c.pending;
+        c.prev = now;
+        c.pending = 0;
+        delta
+    }
+
+    /// Restarts counter `idx` from the start value, so the next overflow is
+    /// a known distance away.
+    pub(crate) fn rearm(&self, hw: &mut Programmed, idx: usize) {
+        let start = counter::start_value(self.version);
+        self.write_counter(idx, start);
+        hw.counters[idx].prev = start;
+    }
+}
+
+/// Clears overflow status `bits` of a sub-block.
+fn clear_overflow(regs: &Mmio, layout: &Layout, bits: u32) {
+    match layout.ovs_clear_kind {
+        // v1: the status register is cleared by writing zero.
+        OvsClear::WriteZero => regs.write32(layout.ovs_clear, 0),
+        // v2 (write 1 to clear at PMOVSR), v3 (PMOVSCLR).
+        OvsClear::WriteStatus | OvsClear::WriteStatusToClr => regs.write32(layout.ovs_clear, bits),
+    }
+}
+
+/// Stops and clears a sub-block, as it must be before its PMU is registered:
+/// global enable off, counters reset, no counter or interrupt enabled, no
+/// overflow pending.
+pub(crate) fn reset_block(r: &Mmio, layout: &Layout) {
+    let all = (1u32 << layout.counters) - 1;
+    let pmcr = r.read32(regs::PMCR);
+    r.write32(regs::PMCR, (pmcr & !regs::PMCR_E) | regs::PMCR_P);
+    r.write32(regs::PMCNTENCLR, all);
+    r.write32(regs::PMINTENCLR, all);
+    clear_overflow(r, layout, all);
+}

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The CPU that counts for a device: all its sub-blocks count on one CPU
+//! (their `cpumask`), which CPU hotplug moves, with the perf contexts and
+//! the overflow interrupt.
+
+use crate::{
+    probe::Shared,
+    rpmu::{
+        cpu::{self, hotplug::HotplugCallbacks, CpuId},
+        irq,
+    },
+};
+use kernel::{
+    pr_warn_once,
+    prelude::*,
+    sync::{
+        atomic::{Atomic, Relaxed},
+        Arc,
+    },
+};
+
+/// The CPU that counts for all sub-blocks of one device, shown in each PMU's
+/// `cpumask`; moved by CPU hotplug.
+pub(crate) struct Owner {
+    cpu: Atomic<u32>,
+}
+
+impl Owner {
+    pub(crate) fn new(cpu: CpuId) -> Self {
+        Self {
+            cpu: Atomic::new(u32::from(cpu)),
+        }
+    }
+
+    /// The owning CPU.
+    pub(crate) fn cpu(&self) -> CpuId {
+        // Only ever stored from a `CpuId`.
+        CpuId::from_u32(self.cpu.load(Relaxed)).unwrap_or_else(cpu::first_online)
+    }
+
+    fn set(&self, cpu: CpuId) {
+        self.cpu.store(u32::from(cpu), Relaxed);
+    }
+}
+
+/// Routes the device's interrupt to `cpu`.
+fn route_irq(s: &Shared, cpu: CpuId) {
+    if let Err(e) = irq::set_affinity(s.irq, cpu) {
+        pr_warn_once!(
+            "cannot route IRQ {} to CPU {}: {:?}\n",
+            s.irq,
+            u32::from(cpu),
+            e
+        );
+    }
+}
+
+/// CPU hotplug: keeps the owning CPU online, moving the perf contexts and
+/// the interrupt with it.
+pub(crate) struct Hotplug(pub(crate) Arc<Shared>);
+
+impl HotplugCallbacks for Hotplug {
+    fn online(&self, cpu: CpuId) -> Result {
+        let s = &self.0;
+        let owner = s.owner.cpu();
+        if owner == cpu || !cpu::is_online(owner) {
+            s.owner.set(cpu);
+            route_irq(s, cpu);
+        }
+        Ok(())
+    }
+
+    fn offline(&self, cpu: CpuId) -> Result {
+        let s = &self.0;
+        if s.owner.cpu() != cpu {
+            return Ok(());
+        }
+        let Some(target) = cpu::other_online(cpu) else {
+            return Ok(());
+        };
+        for reg in s.pmus.iter() {
+            reg.migrate_context(cpu, target);
+        }
+        s.owner.set(target);
+        route_irq(s, target);
+        Ok(())
+    }
+}

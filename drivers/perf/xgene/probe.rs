@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Probing a device: which sub-blocks are active (discovery registers), one
+//! PMU per active child node, then the interrupt and the hotplug callbacks.
+
+use crate::{
+    block::{reset_block, Child},
+    hotplug::{Hotplug, Owner},
+    logic::{
+        self,
+        discover::{self, ActiveMasks},
+        hw::{regs, PmuType, Version},
+    },
+    overflow::Isr,
+    rpmu::{
+        cpu::{self, hotplug::HotplugInstance, hotplug::HotplugState},
+        firmware::{ChildNode, Syscon},
+        io::Mmio,
+        irq::{self, BoxedRegistration},
+        perf::Registration,
+    },
+    sysfs::attr_groups,
+    this_module,
+};
+use kernel::{
+    device::{self, property::FwNode, Bound},
+    irq::Flags,
+    platform,
+    prelude::*,
+    str::CString,
+    sync::Arc,
+};
+
+/// State shared by the interrupt handler and the hotplug callbacks.
+pub(crate) struct Shared {
+    pub(crate) version: Version,
+    pub(crate) owner: Arc<Owner>,
+    pub(crate) irq: u32,
+    /// The interrupt status/mask block of the top-level device.
+    pub(crate) pcp: Mmio,
+    /// The registered sub-blocks; fixed after probe.
+    pub(crate) pmus: KVec<Registration<Child>>,
+}
+
+impl Shared {
+    fn mask_all(&self) {
+        self.pcp.write32(regs::INTMASK, regs::INTMASK_ALL);
+    }
+}
+
+/// A probed X-Gene PMU device. Fields drop in order: hotplug callbacks
+/// first (the instance holds its state), then the interrupt, then (with the
+/// last reference to `Shared`) the PMUs and the mappings.
+pub(crate) struct XgenePmuDevice<'bound> {
+    _hotplug: Pin<KBox<HotplugInstance<Hotplug>>>,
+    _irq: BoxedRegistration<'bound, Isr>,
+    shared: Arc<Shared>,
+}
+
+impl Drop for XgenePmuDevice<'_> {
+    fn drop(&mut self) {
+        self.shared.mask_all();
+    }
+}
+
+/// Reads the active MCB/MC/L3C masks from the CSW and MCB registers.
+fn discover(pdev: &platform::Device<Bound>, v: Version, of: bool) -> Result<ActiveMasks> {
+    let dev: &device::Device<Bound> = pdev.as_ref();
+    if of {
+        if v == Version::V3 {
+            // X-Gene 3 has no DT binding.
+            return Err(ENODEV);
+        }
+        let csw = Syscon::by_phandle(dev, c"regmap-csw")?;
+        let mcba = Syscon::by_phandle(dev, c"regmap-mcba")?;
+        let mcbb = Syscon::by_phandle(dev, c"regmap-mcbb")?;
+        let r = |s: &Syscon, off: usize| s.read(off as u32);
+        return Ok(discover::v1v2(
+            r(&csw, regs::CSW_CSWCR)?,
+            r(&mcba, regs::MCBADDRMR)?,
+            r(&mcbb, regs::MCBADDRMR)?,
+        ));
+    }
+    let map = |i: usize| Mmio::of_platform(pdev, i as u32);
+    let csw = map(logic::acpi::TOP_RES_CSW)?.read32(regs::CSW_CSWCR);
+    if v == Version::V3 {
+        return Ok(discover::v3(csw));
+    }
+    let mcba = map(logic::acpi::TOP_RES_MCBA)?.read32(regs::MCBADDRMR);
+    let mcbb = map(logic::acpi::TOP_RES_MCBB)?.read32(regs::MCBADDRMR);
+    Ok(discover::v1v2(csw, mcba, mcbb))
+}
+
+/// The type of a child firmware node, if it is a PMU sub-block.
+fn child_type(node: &ChildNode<'_>) -> Option<PmuType> {
+    if let Some(hid) = node.acpi_hid() {
+        return hid.to_str().ok().and_then(logic::acpi::child_type);
+    }
+    [
+        (c"apm,xgene-pmu-l3c", PmuType::L3c),
+        (c"apm,xgene-pmu-iob", PmuType::Iob),
+        (c"apm,xgene-pmu-mcb", PmuType::Mcb),
+        (c"apm,xgene-pmu-mc", PmuType::Mc),
+    ]
+    .into_iter()
+    .find(|(c, _)| node.is_compatible(c))
+    .map(|(_, t)| t)
+}
+
+/// Registers the PMU of one child node, if it is an active sub-block.
+fn add_child(
+    dev: &device::Device<Bound>,
+    node: &FwNode,
+    v: Version,
+    masks: &ActiveMasks,
+    owner: &Arc<Owner>,
+    pmus: &mut KVec<Registration<Child>>,
+) -> Result {
+    let node = ChildNode::new(node);
+    if !node.is_available() {
+        return Ok(());
+    }
+    let Some(ty) = child_type(&node) else {
+        return Ok(());
+    };
+    let bit = node.read_u32(c"enable-bit-index").unwrap_or(0);
+    if bit > 31 {
+        pr_warn!(
+            "{}: enable-bit-index {} out of range 0-31, skipped\n",
+            node.name(),
+            bit
+        );
+        return Ok(());
+    }
+    if !masks.is_active(ty, bit) {
+        return Ok(());
+    }
+    let Some(groups) = attr_groups(ty, v) else {
+        pr_warn!(
+            "{}: {} is not a block of this PMU version, skipped\n",
+            node.name(),
+            ty.prefix()
+        );
+        return Ok(());
+    };
+    node.mem_window().inspect_err(|e| {
+        pr_warn!("{}: no register window ({:?}), skipped\n", node.name(), e);
+    })?;
+    let regs = Mmio::of_child(dev, &node)?;
+    let start = regs.window().start;
+    reset_block(&regs, v.layout());
+    let name = CString::try_from_fmt(fmt!("{}{}", ty.prefix(), bit))?;
+    let child = Child::new(ty, v, regs, owner.clone());
+    let reg = Registration::new(this_module(), &name, child, groups).inspect_err(|e| {
+        pr_warn!(
+            "{}: registering PMU {} failed: {:?}\n",
+            node.name(),
+            &*name,
+            e
+        );
+    })?;
+    pr_info!("{}: PMU {} at {:#x}\n", node.name(), &*name, start);
+    pmus.push(reg, GFP_KERNEL)?;
+    Ok(())
+}
+
+impl<'bound> XgenePmuDevice<'bound> {
+    pub(crate) fn probe(pdev: &'bound platform::Device<Bound>, v: Version) -> Result<Self> {
+        let dev: &device::Device<Bound> = pdev.as_ref();
+        let fwnode = dev.fwnode().ok_or(ENODEV)?;
+        let of = ChildNode::new(fwnode).is_of();
+        let pcp = Mmio::of_platform(pdev, logic::acpi::TOP_RES_PCP as u32).inspect_err(|e| {
+            if *e == ENODEV {
+                dev_err!(dev, "no register window\n");
+            }
+        })?;
+        let irq_request = pdev.irq_by_index(0)?;
+        let irq = irq_request.irq();
+
+        let masks = discover(pdev, v, of).unwrap_or_else(|e| {
+            dev_warn!(
+                dev,
+                "cannot read the CSW/MCB registers ({:?}); assuming MCB0/MC0\n",
+                e
+            );
+            discover::FALLBACK
+        });
+
+        let owner = Arc::new(Owner::new(cpu::first_online()), GFP_KERNEL)?;
+        let mut pmus = KVec::new();
+        for child in fwnode.children() {
+            // A sub-block that fails is skipped, as the others still work.
+            let _ = add_child(dev, &child, v, &masks, &owner, &mut pmus);
+        }
+        if pmus.is_empty() {
+            dev_err!(dev, "no PMU sub-block found\n");
+            return Err(ENODEV);
+        }
+
+        let shared = Arc::new(
+            Shared {
+                version: v,
+                owner,
+                irq,
+                pcp,
+                pmus,
+            },
+            GFP_KERNEL,
+        )?;
+        let irq_reg = irq::register(
+            irq_request,
+            Flags::NOBALANCING | Flags::NO_THREAD,
+            c"xgene-pmu",
+            Ok::<_, Error>(Isr(shared.clone())),
+        )
+        .inspect_err(|e| dev_err!(dev, "cannot request IRQ {}: {:?}\n", irq, e))?;
+        let state = HotplugState::new(c"perf/xgene_pmu:online")?;
+        // Routes the IRQ to the owning CPU (the callback runs for every
+        // online CPU).
+        let hp = HotplugInstance::new(&state, Hotplug(shared.clone()))?;
+        shared.pcp.write32(regs::INTMASK, v.layout().intmask_unmask);
+
+        dev_info!(
+            dev,
+            "X-Gene PMU version {}: {} PMUs, counting on CPU {}\n",
+            match v {
+                Version::V1 => 1,
+                Version::V2 => 2,
+                Version::V3 => 3,
+            },
+            shared.pmus.len(),
+            u32::from(shared.owner.cpu())
+        );
+        Ok(Self {
+            _hotplug: hp,
+            _irq: irq_reg,
+            shared,
+        })
+    }
+}

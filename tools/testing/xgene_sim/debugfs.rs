@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! debugfs `xgene_sim/`: `tally` (write 0 or `reset` to reset it), `pmus`,
+//! `stats`, `scale`. Each file holds a reference to the simulator.
+
+use crate::sim::Sim;
+use kernel::{
+    debugfs::{Dir, File},
+    fmt,
+    prelude::*,
+    sync::{atomic::Relaxed, Arc},
+    uaccess::UserSliceReader,
+};
+
+fn read_user(r: &mut UserSliceReader, buf: &mut [u8]) -> Result<usize> {
+    let n = r.len().min(buf.len());
+    r.read_slice(&mut buf[..n])?;
+    Ok(n)
+}
+
+fn tally_show(s: &Arc<Sim>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    s.with_model(|m| m.fmt_tally(f))
+}
+
+fn tally_reset(s: &Arc<Sim>, r: &mut UserSliceReader) -> Result {
+    let mut buf = [0u8; 16];
+    let n = read_user(r, &mut buf)?;
+    match core::str::from_utf8(&buf[..n]).map(str::trim) {
+        Ok("" | "0" | "reset") => {
+            s.with_model(|m| m.reset_tally());
+            Ok(())
+        }
+        _ => {
+            pr_warn!("tally: write 0 or \"reset\" to reset it\n");
+            Err(EINVAL)
+        }
+    }
+}
+
+fn pmus_show(s: &Arc<Sim>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    s.with_model(|m| m.fmt_pmus(f))
+}
+
+fn stats_show(s: &Arc<Sim>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    s.fmt_stats(f)
+}
+
+fn scale_show(s: &Arc<Sim>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    writeln!(f, "{}", s.scale.load(Relaxed))
+}
+
+fn scale_set(s: &Arc<Sim>, r: &mut UserSliceReader) -> Result {
+    let mut buf = [0u8; 24];
+    let n = read_user(r, &mut buf)?;
+    let v = core::str::from_utf8(&buf[..n])
+        .ok()
+        .and_then(|t| t.trim().parse::<u64>().ok());
+    match v {
+        Some(v) if v > 0 => {
+            s.scale.store(v, Relaxed);
+            Ok(())
+        }
+        _ => {
+            pr_warn!("scale: expected a positive integer\n");
+            Err(EINVAL)
+        }
+    }
+}
+
+/// The files; removed on drop.
+pub(crate) struct Files {
+    _tally: Pin<KBox<File<Arc<Sim>>>>,
+    _pmus: Pin<KBox<File<Arc<Sim>>>>,
+    _stats: Pin<KBox<File<Arc<Sim>>>>,
+    _scale: Pin<KBox<File<Arc<Sim>>>>,
+    _dir: Dir,
+}
+
+/// Creates `xgene_sim/` and its files.
+pub(crate) fn make_files(s: &Arc<Sim>) -> Result<Files> {
+    let dir = Dir::new(c"xgene_sim");
+    Ok(Files {
+        _tally: KBox::pin_init(
+            dir.read_write_callback_file(c"tally", s.clone(), &tally_show, &tally_reset),
+            GFP_KERNEL,
+        )?,
+        _pmus: KBox::pin_init(
+            dir.read_callback_file(c"pmus", s.clone(), &pmus_show),
+            GFP_KERNEL,
+        )?,
+        _stats: KBox::pin_init(
+            dir.read_callback_file(c"stats", s.clone(), &stats_show),
+            GFP_KERNEL,
+        )?,
+        _scale: KBox::pin_init(
+            dir.read_write_callback_file(c"scale", s.clone(), &scale_show, &scale_set),
+            GFP_KERNEL,
+        )?,
+        _dir: dir,
+    })
+}

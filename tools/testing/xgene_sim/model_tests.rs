@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! KUnit cases of the register model, over plain memory.
+
+use kernel::prelude::*;
+
+#[kunit_tests(xgene_sim_model)]
+mod tests {
+    use crate::{
+        kind::{amount, Cells, Kind},
+        model::{Child, Model, Outcome},
+        regs::{INTMASK, INTSTATUS, PMAMR0, PMAMR1, PMCNTENCLR, PMCNTENSET, PMCR, PMCR_E},
+        regs::{PMEVCNTR0, PMEVTYPER0, PMINTENSET, PMOVSR},
+    };
+    use core::cell::Cell;
+    use kernel::prelude::*;
+
+    struct Mem([Cell<u32>; 0x1000 / 4]);
+
+    impl Cells for &Mem {
+        fn rd(&self, off: usize) -> u32 {
+            self.0[off / 4].get()
+        }
+        fn wr(&self, off: usize, val: u32) {
+            self.0[off / 4].set(val)
+        }
+    }
+
+    fn mem() -> Result<KBox<Mem>> {
+        let b = KBox::<Mem>::new_uninit(GFP_KERNEL | __GFP_ZERO)?;
+        // SAFETY: Zeroed by `__GFP_ZERO`; a zero `Cell<u32>` is valid.
+        Ok(unsafe { b.assume_init() })
+    }
+
+    /// A driver's store: into the cell first, then the model sees it.
+    fn store<'a>(m: &mut Model<&'a Mem>, ci: usize, off: usize, val: u32) -> Outcome {
+        let mut out = Outcome::default();
+        m.children[ci].cells.wr(off, val);
+        m.child_write(ci, off, val, &mut out);
+        out
+    }
+
+    #[test]
+    fn set_clear_read_back_the_enable_mask() -> Result {
+        let (tb, cb) = (mem()?, mem()?);
+        let (top, child) = (&*tb, &*cb);
+        let mut m = Model::new(2, top)?;
+        m.children
+            .push(Child::new(Kind::L3c, 0, 0, child), GFP_KERNEL)?;
+        store(&mut m, 0, PMCNTENSET, 0b0101);
+        assert_eq!(child.rd(PMCNTENSET), 0b0101);
+        assert_eq!(child.rd(PMCNTENCLR), 0b0101);
+        // Write 1 to clear: only bit 0 goes.
+        let out = store(&mut m, 0, PMCNTENCLR, 0b0001);
+        assert_eq!(m.children[0].cnten, 0b0100);
+        assert_eq!(out.nended, 1);
+        // A read-modify-write of CLR to clear bit 2 clears everything read.
+        store(&mut m, 0, PMCNTENSET, 0b0001);
+        let rmw = child.rd(PMCNTENCLR) | 0b0100;
+        store(&mut m, 0, PMCNTENCLR, rmw);
+        assert_eq!(m.children[0].cnten, 0);
+        Ok(())
+    }
+
+    #[test]
+    fn counts_wraps_and_interrupts() -> Result {
+        let (tb, cb) = (mem()?, mem()?);
+        let (top, child) = (&*tb, &*cb);
+        let mut m = Model::new(2, top)?;
+        m.children
+            .push(Child::new(Kind::Mc, 2, 0, child), GFP_KERNEL)?;
+        store(&mut m, 0, PMEVTYPER0 + 4, 0x5);
+        store(&mut m, 0, PMEVCNTR0 + 4, 0xFFFF_FFF0);
+        store(&mut m, 0, PMCNTENSET, 0b10);
+        store(&mut m, 0, PMINTENSET, 0b10);
+        // Not counting without PMCR.E.
+        assert!(!m.tick(1, 1));
+        assert_eq!(child.rd(4), 0xFFFF_FFF0);
+        store(&mut m, 0, PMCR, PMCR_E);
+        let inc = amount(Kind::Mc, 5, 0);
+        // Masked at the top level: no line.
+        top.wr(INTMASK, 0xF);
+        m.top_write(INTMASK, 0xF, &mut Outcome::default());
+        assert!(!m.tick(16, 1));
+        assert_eq!(
+            u64::from(child.rd(4)),
+            (0xFFFF_FFF0 + 16 * inc) & 0xFFFF_FFFF
+        );
+        assert_eq!(child.rd(PMOVSR), 0b10);
+        assert_eq!(top.rd(INTSTATUS), 1 << 0);
+        let mut out = Outcome::default();
+        top.wr(INTMASK, 0xFFFF_FFF0);
+        m.top_write(INTMASK, 0xFFFF_FFF0, &mut out);
+        assert!(out.raise && m.line);
+        // Write 1 to clear drops the line.
+        store(&mut m, 0, PMOVSR, 0b10);
+        assert!(!m.line);
+        assert_eq!(top.rd(INTSTATUS), 0);
+        assert_eq!(m.tally[0].count, 16 * inc);
+        Ok(())
+    }
+
+    #[test]
+    fn agent_masks_select_and_rekey() -> Result {
+        let (tb, cb) = (mem()?, mem()?);
+        let (top, child) = (&*tb, &*cb);
+        let mut m = Model::new(2, top)?;
+        m.children
+            .push(Child::new(Kind::Iob, 0, 0, child), GFP_KERNEL)?;
+        store(&mut m, 0, PMCR, PMCR_E);
+        store(&mut m, 0, PMEVTYPER0, 0x2);
+        store(&mut m, 0, PMAMR0, 0);
+        store(&mut m, 0, PMAMR1, 1 << 8);
+        store(&mut m, 0, PMCNTENSET, 1);
+        m.tick(1, 3);
+        assert_eq!(u64::from(child.rd(0)), 3 * amount(Kind::Iob, 2, 40));
+        // A new mask while counting ends the session and starts another key.
+        let out = store(&mut m, 0, PMAMR0, 1);
+        assert_eq!(out.nended, 1);
+        m.tick(1, 1);
+        assert_eq!(m.tally.len(), 2);
+        assert_eq!(
+            m.tally[1].count,
+            amount(Kind::Iob, 2, 0) + amount(Kind::Iob, 2, 40)
+        );
+        assert_eq!(m.tally[1].key.m1, Some(1 << 8));
+        Ok(())
+    }
+}
