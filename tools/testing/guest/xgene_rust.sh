@@ -9,8 +9,20 @@ D=/sys/bus/event_source/devices
 ok "insmod xgene_pmu_kunit.ko (driver suite)" insmod $M/xgene_pmu_kunit.ko
 kunit_save xgene_pmu
 ok "rmmod xgene_pmu_kunit" rmmod xgene_pmu_kunit
+# The abstractions' suites, here with lockdep on (raw lock nesting checked).
+ok "insmod rpmu_kunit.ko (abstraction suites)" insmod $M/rpmu_kunit.ko
+kunit_save rpmu_perf
+kunit_save rpmu_hotplug
+ok "rmmod rpmu_kunit" rmmod rpmu_kunit
 ok "xgene_pmu.ko has no KUnit symbol" sh -c "! grep -q kunit $M/xgene_pmu.ko"
+# Loading the driver changes nothing beyond registering its PMUs: no test
+# runs (no KTAP), no taint other than O (out of tree) and E (unsigned).
+t0=$(cat /proc/sys/kernel/tainted) l0=$(dmesg | wc -l)
 ok "insmod xgene_pmu.ko" insmod $M/xgene_pmu.ko
+t1=$(cat /proc/sys/kernel/tainted)
+dmesg | tail -n +$((l0 + 1)) >/tmp/insmod.dmesg
+ok "insmod printed no KTAP (no test in the driver)" sh -c '! grep -q "KTAP\|# Subtest\|ok 1 " /tmp/insmod.dmesg'
+ok "insmod tainted nothing beyond O/E (was $t0, now $t1)" test $(((t1 & ~t0) & ~(4096 | 8192))) = 0
 dmesg | grep -i "xgene" | tail -n 12
 
 pmus=$(cd $D && ls -d l3c* iob* mcb* mc[0-9]* 2>/dev/null | tr '\n' ' ')
