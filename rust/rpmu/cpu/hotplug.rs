@@ -164,6 +164,25 @@ unsafe fn instance<'a, T: HotplugCallbacks>(
     }
 }
 
+/// Runs `f` on the instance of `node` for `cpu`, for the C callbacks.
+///
+/// # Safety
+///
+/// `node` must be the `node` of a live `HotplugInstance<T>`.
+unsafe fn run<T: HotplugCallbacks>(
+    cpu: c_uint,
+    node: *mut bindings::hlist_node,
+    f: fn(&T, CpuId) -> Result,
+) -> c_int {
+    // SAFETY: Guaranteed by the caller.
+    let inst = unsafe { instance::<T>(node) };
+    from_result(|| {
+        let cpu = CpuId::from_u32(cpu).ok_or(EINVAL)?;
+        f(&inst.data, cpu)?;
+        Ok(0)
+    })
+}
+
 /// The state's `startup` callback.
 ///
 /// # Safety
@@ -174,12 +193,7 @@ unsafe extern "C" fn online_callback<T: HotplugCallbacks>(
     node: *mut bindings::hlist_node,
 ) -> c_int {
     // SAFETY: Guaranteed by the caller.
-    let inst = unsafe { instance::<T>(node) };
-    from_result(|| {
-        let cpu = CpuId::from_u32(cpu).ok_or(EINVAL)?;
-        inst.data.online(cpu)?;
-        Ok(0)
-    })
+    unsafe { run::<T>(cpu, node, T::online) }
 }
 
 /// The state's `teardown` callback.
@@ -192,10 +206,5 @@ unsafe extern "C" fn offline_callback<T: HotplugCallbacks>(
     node: *mut bindings::hlist_node,
 ) -> c_int {
     // SAFETY: Guaranteed by the caller.
-    let inst = unsafe { instance::<T>(node) };
-    from_result(|| {
-        let cpu = CpuId::from_u32(cpu).ok_or(EINVAL)?;
-        inst.data.offline(cpu)?;
-        Ok(0)
-    })
+    unsafe { run::<T>(cpu, node, T::offline) }
 }

@@ -124,3 +124,18 @@ leak_cycles() {
 	head -n 40 /tmp/leaks
 	ok "kmemleak: nothing leaked by the cycles" test ! -s /tmp/leaks
 }
+
+# insmod_driver KO [ARGS...]: load a shipped driver and check that loading it
+# changes nothing beyond registering its PMUs: no test runs (no KTAP in the
+# log) and no taint other than O (out of tree) and E (unsigned).
+insmod_driver() {
+	ko=$1
+	t0=$(cat /proc/sys/kernel/tainted) l0=$(dmesg | wc -l)
+	ok "insmod ${ko##*/}" insmod "$@"
+	t1=$(cat /proc/sys/kernel/tainted)
+	dmesg | tail -n +$((l0 + 1)) >/tmp/insmod.dmesg
+	ok "${ko##*/}: insmod printed no KTAP (no test in the driver)" \
+		sh -c '! grep -q "KTAP\|# Subtest\|ok 1 " /tmp/insmod.dmesg'
+	ok "${ko##*/}: insmod tainted nothing beyond O/E (was $t0, now $t1)" \
+		test $(((t1 & ~t0) & ~(4096 | 8192))) = 0
+}
