@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The operations on open events (ioctls, reads), on processes (fork, exit)
+//! and on the system (CPU hotplug, module unload and load).
+
+use crate::fuzz::Fuzzer;
+use crate::state::parse_read;
+use crate::sys::{self, errname, fmt, ioctl, Res};
+use crate::target::{Kind, Target};
+use libc::{E2BIG, EAGAIN, EBADF, EBUSY, EINVAL, ENOSPC, EOPNOTSUPP};
+
+impl Fuzzer<'_> {
+    pub(crate) fn ioctl(&mut self) {
+        let Some(i) = self.pick_ev() else { return };
+        let fd = self.s.evs[i].fd;
+        let leader = self.s.evs[i].leader;
+        let group = if self.r.chance(30) {
+            ioctl::FLAG_GROUP
+        } else {
+            0
+        };
+        match self.r.below(9) {
+            k @ 0..=2 => {
+                let (name, req) = [
+                    ("enable", ioctl::ENABLE),
+                    ("disable", ioctl::DISABLE),
+                    ("reset", ioctl::RESET),
+                ][k as usize];
+                let res = sys::ioctl_int(fd, req, group);
+                self.note(name, format!("fd={fd} group={group}"), &res);
+                self.expect(name, &res, &[]);
+                if req == ioctl::RESET {
+                    self.s.forget_group(leader);
+                }
+            }
+            3 => {
+                let n = self.r.edgy(8);
+                let res = sys::ioctl_int(fd, ioctl::REFRESH, n);
+                self.note("refresh", format!("fd={fd} n={n}"), &res);
+                self.expect("refresh", &res, &[EINVAL]);
+            }
+            4 => {
+                let mut p: u64 = match self.r.below(4) {
+                    0 => self.r.edgy(64),
+                    _ => *self
+                        .r
+                        .pick(&[1u64, 1000, 1_000_000, 10_000_000, 100_000_000]),
+                };
+                let v = p;
+                let res = sys::ioctl_ptr(fd, ioctl::PERIOD, &mut p);
+                self.note("period", format!("fd={fd} period={v}"), &res);
+                self.expect("period", &res, &[EINVAL]);
+                if self.s.evs[i].ours && self.t.kind == Kind::Counting && res.is_ok() {
+                    self.fail("PERIOD accepted on a counting event".into());
+                }
+            }
+            5 => {
+                let other = match self.r.below(4) {
+                    0 => -1,
+                    1 => 1000,
+                    _ => self.pick_ev().map(|j| self.s.evs[j].fd).unwrap_or(-1),
+                };
+                let res = sys::ioctl_int(fd, ioctl::SET_OUTPUT, other as i64 as u64);
+                self.note("set_output", format!("fd={fd} to={other}"), &res);
+                self.expect("set_output", &res, &[EINVAL, EBADF, EBUSY]);
+            }
+            6 => {
+                let v = self.r.below(3);
+                let res = sys::ioctl_int(fd, ioctl::PAUSE_OUTPUT, v);
+                self.note("pause_output", format!("fd={fd} pause={v}"), &res);
+                self.expect("pause_output", &res, &[EINVAL]);
+            }
+            7 => {
+                let mut a = self.s.evs[i].attr;
+                if self.r.chance(50) {
+                    a.config = self.r.edgy(16);
+                    a.sample_period = self.r.edgy(32);
+                }
+                let res = sys::ioctl_ptr(fd, ioctl::MODIFY_ATTRIBUTES, &mut a);
+                self.note("modify_attributes", format!("fd={fd}"), &res);
+                // Only breakpoints can be modified (perf core).
+                if res.is_ok() {
+                    self.fail("MODIFY_ATTRIBUTES succeeded on a non-breakpoint event".into());
+                }
+                self.expect("modify_attributes", &res, &[EINVAL, EOPNOTSUPP, E2BIG]);
+            }
+            _ => {
+                let mut id = 0u64;
+                let res = sys::ioctl_ptr(fd, ioctl::ID, &mut id);
+                self.note("id", format!("fd={fd} id={id}"), &res);
+                self.expect("id", &res, &[]);
+                let e = &mut self.s.evs[i];
+                match e.id {
+                    Some(old) if old != id && res.is_ok() => {
+                        self.fail(format!("the event id changed from {old} to {id}"))
+                    }
+                    _ => e.id = Some(id),
+                }
+            }
+        }
+    }
+
+    pub(crate) fn read(&mut self) {
+        let Some(i) = self.pick_ev() else { return };
+        let e = &self.s.evs[i];
+        let (fd, rf, may_error) = (e.fd, e.attr.read_format, e.may_error);
+        let len = if self.r.chance(20) {
+            self.r.below(48) as usize
+        } else {
+            4096
+        };
+        let mut buf = vec![0u8; len];
+        let res = sys::read(fd, &mut buf);
+        self.note("read", format!("fd={fd} len={len} rf={rf:#x}"), &res);
+        self.expect("read", &res, &[ENOSPC]);
+        match res {
+            Err(_) if len == 4096 => self.fail("read into a 4096-byte buffer failed".into()),
+            Ok(0) if !may_error => self.fail("read returned 0 bytes from a live event".into()),
+            Ok(0) => {}
+            Ok(n) => {
+                let Some(r) = parse_read(rf & fmt::ALL, &buf[..n as usize]) else {
+                    return self.fail(format!(
+                        "read returned {n} bytes, not a layout of read_format {rf:#x}"
+                    ));
+                };
+                let e = &mut self.s.evs[i];
+                let (te, tr) = (r.te.unwrap_or(e.seen_te), r.tr.unwrap_or(e.seen_tr));
+                let mut bad = None;
+                if te < e.seen_te || tr < e.seen_tr {
+                    bad = Some(format!(
+                        "time went backwards: enabled {} -> {te}, running {} -> {tr}",
+                        e.seen_te, e.seen_tr
+                    ));
+                }
+                if r.te.is_some() && r.tr.is_some() && tr > te {
+                    bad = Some(format!("time_running {tr} > time_enabled {te}"));
+                }
+                e.seen_te = te;
+                e.seen_tr = tr;
+                for (k, v) in r.values {
+                    if let Some(&old) = e.seen.get(&k) {
+                        if v < old {
+                            bad = Some(format!(
+                                "count of fd {fd} (key {k}) went backwards: {old} -> {v}"
+                            ));
+                        }
+                    }
+                    e.seen.insert(k, v);
+                }
+                if let Some(b) = bad {
+                    self.fail(b);
+                }
+            }
+            Err(_) => {}
+        }
+    }
+
+    /// A child inherits every descriptor, works on some, and exits later,
+    /// so events outlive the parent's close.
+    pub(crate) fn fork(&mut self) {
+        if self.s.children.len() >= crate::fuzz::MAX_CHILDREN {
+            return self.reap(false);
+        }
+        let fds: Vec<i32> = self.s.evs.iter().map(|e| e.fd).collect();
+        let seed = self.r.next();
+        let pid = sys::fork();
+        if pid == 0 {
+            let mut r = crate::rng::Rng::new(seed);
+            let mut code = 0;
+            for _ in 0..r.below(20) {
+                if fds.is_empty() {
+                    break;
+                }
+                let fd = *r.pick(&fds);
+                let res = match r.below(5) {
+                    0 => sys::ioctl_int(fd, ioctl::ENABLE, 0),
+                    1 => sys::ioctl_int(fd, ioctl::DISABLE, 0),
+                    2 => {
+                        let mut b = [0u8; 4096];
+                        sys::read(fd, &mut b)
+                    }
+                    3 => {
+                        sys::close(fd);
+                        Ok(0)
+                    }
+                    _ => {
+                        std::thread::sleep(std::time::Duration::from_micros(r.below(3000)));
+                        Ok(0)
+                    }
+                };
+                if let Err(e) = res {
+                    eprintln!("pmu_fuzz child: fd {fd}: {}", errname(e));
+                    code = 1;
+                }
+            }
+            sys::exit_now(code);
+        }
+        let res: Res = if pid < 0 {
+            Err(libc::EAGAIN)
+        } else {
+            Ok(pid as i64)
+        };
+        self.note("fork", format!("pid={pid} fds={}", fds.len()), &res);
+        if pid > 0 {
+            self.s.children.push(pid);
+        }
+    }
+
+    pub(crate) fn reap(&mut self, all: bool) {
+        while let Some(pid) = if self.s.children.is_empty() {
+            None
+        } else {
+            Some(self.s.children.remove(0))
+        } {
+            let code = sys::wait(pid);
+            self.note("exit", format!("pid={pid} status={code}"), &Ok(0));
+            if code != 0 {
+                self.fail(format!("child {pid} ended with status {code}"));
+            }
+            if !all {
+                break;
+            }
+        }
+    }
+
+    pub(crate) fn hotplug(&mut self) {
+        if self.s.ncpus < 2 {
+            return;
+        }
+        let cpu = 1 + self.r.below(self.s.ncpus as u64 - 1) as i32;
+        let off = self.s.offline.contains(&cpu);
+        let path = format!("/sys/devices/system/cpu/cpu{cpu}/online");
+        let res: Res = std::fs::write(&path, if off { "1" } else { "0" })
+            .map(|_| 0)
+            .map_err(|e| e.raw_os_error().unwrap_or(libc::EIO));
+        self.note(
+            if off { "cpu_online" } else { "cpu_offline" },
+            format!("cpu={cpu}"),
+            &res,
+        );
+        self.expect("cpu hotplug", &res, &[EBUSY]);
+        if res.is_ok() {
+            if off {
+                self.s.offline.retain(|&c| c != cpu);
+            } else {
+                self.s.offline.push(cpu);
+                for e in self.s.evs.iter_mut() {
+                    e.may_error = true;
+                }
+            }
+        }
+    }
+
+    /// Tries to unload the module; if that works, checks nothing of it was
+    /// in use and loads it again.
+    pub(crate) fn module(&mut self) {
+        let Some((name, path)) = self.o.module.clone() else {
+            return;
+        };
+        self.reap(true);
+        let res = sys::delete_module(&name);
+        self.note("rmmod", name.clone(), &res);
+        self.expect("rmmod", &res, &[EBUSY, EAGAIN]);
+        if res.is_err() {
+            return;
+        }
+        let held = self.s.ours_live();
+        if held > 0 {
+            self.fail(format!(
+                "rmmod {name} succeeded with {held} of its events open"
+            ));
+        }
+        let res = sys::finit_module(&path, &self.o.params);
+        self.note("insmod", path.clone(), &res);
+        if let Err(e) = res {
+            return self.fail(format!("insmod {path} failed: {}", errname(e)));
+        }
+        match Target::load(&self.t.name, self.t.kind) {
+            Ok(t) => self.t = t,
+            Err(e) => self.fail(format!("after insmod: {e}")),
+        }
+    }
+
+    /// Ends the run: children reaped, CPUs online, events closed; then one
+    /// valid event must still open and read.
+    pub fn finish(&mut self) {
+        self.reap(true);
+        for cpu in std::mem::take(&mut self.s.offline) {
+            let _ = std::fs::write(format!("/sys/devices/system/cpu/cpu{cpu}/online"), "1");
+        }
+        for mut e in self.s.evs.drain(..) {
+            e.release();
+        }
+        self.n += 1;
+        let cpus = self.s.online();
+        let mut o = self.t.valid(&mut self.r, &cpus);
+        o.attr.read_format = 0;
+        let res = sys::perf_event_open(&o.attr, -1, o.cpu, -1, 0);
+        self.note("final_open", format!("cpu={}", o.cpu), &res);
+        match res {
+            Ok(fd) => {
+                let mut b = [0u8; 8];
+                let r = sys::read(fd as i32, &mut b);
+                self.note("final_read", format!("fd={fd}"), &r);
+                if r != Ok(8) {
+                    self.fail("the PMU does not read after the run".into());
+                }
+                sys::close(fd as i32);
+            }
+            Err(e) => self.fail(format!(
+                "the PMU refuses a valid event after the run: {}",
+                errname(e)
+            )),
+        }
+    }
+}
