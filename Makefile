@@ -3,6 +3,9 @@
 #   make demo      the vpa_dtl demo in QEMU pseries (installs what it needs)
 #   make demo-xgene  the X-Gene PMU demo in QEMU virt (arm64), simulated silicon
 #   make check     every test: host, KUnit and end-to-end in QEMU
+#   make soak      the fuzzers and soak cases at full size (hours)
+#   make mutants   deliberately broken drivers that the detectors and the
+#                  fuzzer must catch
 #   make modules KDIR=<Rust-enabled 7.x build tree> ARCH=powerpc LLVM=-19
 #                  build the modules against your own kernel
 #
@@ -12,7 +15,7 @@ KDIR ?=
 ARCH ?= powerpc
 LLVM ?= -19
 
-.PHONY: demo demo-xgene check modules modules_clean host-test lint clean
+.PHONY: demo demo-xgene check soak mutants modules modules_clean host-test lint clean
 
 demo:
 	scripts/demo.sh
@@ -22,6 +25,12 @@ demo-xgene:
 
 check:
 	scripts/check.sh
+
+soak:
+	scripts/soak.sh
+
+mutants:
+	scripts/mutants.sh
 
 modules:
 	@test -n "$(KDIR)" || { echo "usage: make modules KDIR=<kernel build dir> [ARCH=powerpc] [LLVM=-19]"; exit 2; }

@@ -29,6 +29,9 @@ ksrc=$(readlink -f "$kdir/source")
 log "lint: rustfmt, clippy"
 KDIR=$kdir "$RPMU_TOP/scripts/lint.sh"
 
+# Sizes of the fuzz and soak cases in make check (make soak: scripts/soak.sh).
+RPMU_CI_SIZES="FUZZ_OPS=100000 FUZZ_SEED=1 TRINITY_OPS=20000 SOAK_LOADS=20 SOAK_HOTPLUG=10 SOAK_TOGGLES=500"
+
 # The guest runs: the pseries chain and the arm64 chain run side by side
 # (most of a guest's time is spent in tests that sleep); each chain's output
 # is shown when it ends.
@@ -37,6 +40,14 @@ ppc_chain() {
 	log "guest ppc64le: vpa_dtl (KUnit, validation, lifetime, capture scenarios)"
 	"$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_basic,vpa_dtl_capture build/ppc64le-vpa_dtl.log
 	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-vpa_dtl.log build/ppc64le-vpa_dtl
+
+	# Reliability: the stateful fuzzer and the soak cases at CI size
+	# (make soak runs them at full size).
+	log "guest ppc64le: vpa_dtl under the fuzzer, soak cases at CI size"
+	RPMU_GUEST_TIMEOUT=1800 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_fuzz,vpa_dtl_soak,trinity \
+		build/ppc64le-reliability.log \
+		"$RPMU_CI_SIZES"
+	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-reliability.log build/ppc64le-reliability
 
 	# ... and one, thrown away afterwards, for the upstream C reference.
 	log "guest ppc64le: the upstream C vpa-dtl on the same simulator (differential)"
@@ -62,6 +73,12 @@ arm_chain() {
 	RPMU_DTSI=$v1 RPMU_XGENE_CSWCR=0 RPMU_XGENE_MCBA=4 RPMU_XGENE_MCBB=0 \
 		"$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_rust,xgene_stat build/arm64-xgene-v1.log
 	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-v1.log build/arm64-xgene-v1
+
+	# Reliability: the fuzzer on each PMU type, soak cases at CI size.
+	log "guest arm64: xgene_pmu under the fuzzer, soak cases at CI size"
+	RPMU_GUEST_TIMEOUT=1800 RPMU_DTSI=$v2 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_fuzz,xgene_soak,trinity \
+		build/arm64-xgene-reliability.log "$RPMU_CI_SIZES"
+	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-reliability.log build/arm64-xgene-reliability
 
 	# The upstream C xgene_pmu on the same X-Gene 2 silicon (reference): the JSON
 	# tables against its sysfs, the same perf stat cases, its sysfs tree.

@@ -58,14 +58,33 @@ cp "$top"/tools/testing/guest/*.sh "$work/root/t/"
 for prog in pmu_open pmu_edge; do
 	"${cross}gcc" -static -O2 -Wall -Werror -o "$work/root/t/$prog" "$top/tools/testing/guest/$prog.c"
 done
-# The DTL capture checker, a static Rust program for the guest (pseries).
-if [ "$guest" = ppc64le ]; then
-	tvar=CARGO_TARGET_$(echo "$rtarget" | tr a-z- A-Z_)_LINKER
+# Static Rust programs for the guest: the fuzzer, and (pseries) the DTL
+# capture checker.
+rprogs=(pmu-fuzz:pmu_fuzz)
+[ "$guest" = ppc64le ] && rprogs+=(dtl-check:dtl_check)
+tvar=CARGO_TARGET_$(echo "$rtarget" | tr a-z- A-Z_)_LINKER
+for p in "${rprogs[@]}"; do
 	env "$tvar=${cross}gcc" RUSTFLAGS="-C target-feature=+crt-static" \
 		cargo "+$RUST_TOOLCHAIN" build --quiet --release --target "$rtarget" \
-		--manifest-path "$top/Cargo.toml" -p dtl-check --target-dir "$top/build/target" >&2
-	cp "$top/build/target/$rtarget/release/dtl_check" "$work/root/t/"
-fi
+		--manifest-path "$top/Cargo.toml" -p "${p%%:*}" --target-dir "$top/build/target" >&2
+	cp "$top/build/target/$rtarget/release/${p#*:}" "$work/root/t/"
+done
+# Debian's trinity (a second, independent syscall fuzzer) and the C library
+# it links against, for plans that run it.
+case ,$plan, in
+*,trinity,*)
+	for pkg in trinity libc6 libgcc-s1; do
+		deb=$(ls "$RPMU_CACHE"/dl/${pkg}_*_"$bbarch".deb 2>/dev/null | head -n1 || true)
+		if [ -z "$deb" ]; then
+			[ -f "$APT_PRIV/sources.list" ] || apt_priv_update
+			(cd "$RPMU_CACHE/dl" && retry 3 apt_priv download -q "$pkg:$bbarch" >&2)
+			deb=$(ls "$RPMU_CACHE"/dl/${pkg}_*_"$bbarch".deb | head -n1)
+		fi
+		dpkg-deb -x "$deb" "$work/root"
+	done
+	rm -rf "$work/root/usr/share"
+	;;
+esac
 # The X-Gene event tables, for the guest-side comparisons.
 for v in v1v2 v3; do
 	python3 "$top/scripts/xgene_events.py" text $v >"$work/root/t/xgene-events-$v.txt"

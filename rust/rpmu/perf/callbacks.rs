@@ -8,7 +8,7 @@ use super::{
     event::EventBox,
     event_init::EventInit,
     registration::{Inner, Registration},
-    Event, EventFlags, PmuDriver, TimerRestart,
+    Capability, Event, EventFlags, PmuDriver, TimerRestart,
 };
 use crate::rpmu::bindings;
 use core::{
@@ -37,6 +37,13 @@ impl<T: PmuDriver> Registration<T> {
             // SAFETY: perf core is initialising the event and has not
             // installed it; it stays valid during this call.
             let mut init = unsafe { EventInit::new(ptr) };
+            // perf core refuses exclude bits for `NoExclude` PMUs only after
+            // `event_init` has run; refuse them first, so that an invalid
+            // request gets `EINVAL` whatever the PMU's state (not, say, the
+            // `EBUSY` of a resource `event_init` would claim).
+            if T::CAPABILITIES.contains(Capability::NoExclude) && init.has_exclude() {
+                return Err(EINVAL);
+            }
             let data = inner.driver.event_init(&mut init)?;
             let b = KBox::try_pin_init(
                 try_pin_init!(EventBox::<T> {

@@ -88,6 +88,17 @@ impl EventInit<'_> {
         unsafe { self.attr().__bindgen_anon_1.sample_period }
     }
 
+    /// Whether any `exclude_*` attribute is set (`event_has_any_exclude_flag()`).
+    pub fn has_exclude(&self) -> bool {
+        let a = self.attr();
+        a.exclude_idle() != 0
+            || a.exclude_user() != 0
+            || a.exclude_kernel() != 0
+            || a.exclude_hv() != 0
+            || a.exclude_guest() != 0
+            || a.exclude_host() != 0
+    }
+
     /// Whether the event asks for a branch stack (`has_branch_stack()`).
     pub fn has_branch_stack(&self) -> bool {
         self.attr().sample_type

@@ -20,7 +20,7 @@ capture() {
 	insmod $M/dtl_sim.ko $simargs || return 1
 	# Every step is bounded: a driver that writes a malformed AUX stream can
 	# send perf's decoder into a loop.
-	timeout 60 perf record -q -a -o /tmp/$name.data "$@" >/tmp/$name.record 2>&1
+	timeout "${CAPTURE_T:-60}" perf record -q -a -o /tmp/$name.data "$@" >/tmp/$name.record 2>&1
 	rec=$?
 	rmmod dtl_sim
 	dmesg | tail -n +$((l0 + 1)) >/tmp/$name.dmesg

@@ -139,3 +139,24 @@ insmod_driver() {
 	ok "${ko##*/}: insmod tainted nothing beyond O/E (was $t0, now $t1)" \
 		test $(((t1 & ~t0) & ~(4096 | 8192))) = 0
 }
+
+# fuzz_run PMU KIND [ARGS...]: the stateful fuzzer (tools/testing/pmu_fuzz)
+# on PMU for FUZZ_OPS operations from seed FUZZ_SEED (kernel command line;
+# make check: 100000 and 1). Its coverage summary is shown; a failure shows
+# the last operations and the replay command.
+fuzz_run() {
+	pmu=$1 kind=$2
+	shift 2
+	fops=${FUZZ_OPS:-100000} fseed=${FUZZ_SEED:-1}
+	t0=$(date +%s)
+	timeout "${FUZZ_TIMEOUT:-1800}" /t/pmu_fuzz --pmu "$pmu" --kind "$kind" --seed "$fseed" --ops "$fops" \
+		--log /tmp/fuzz-$pmu.log "$@" >/tmp/fuzz-$pmu.out 2>&1
+	rc=$?
+	sed 's/^/      | /' /tmp/fuzz-$pmu.out
+	echo "FUZZ pmu=$pmu ops=$fops seed=$fseed seconds=$(($(date +%s) - t0)) status=$rc"
+	if [ $rc = 0 ]; then
+		_case ok "fuzz $pmu: $fops operations from seed $fseed within the contract"
+	else
+		_case "not ok" "fuzz $pmu: $fops operations from seed $fseed within the contract (status $rc)"
+	fi
+}

@@ -37,6 +37,9 @@ pub struct Fuzzer<'a> {
     pub tail: Vec<String>,
     pub log: Option<std::io::BufWriter<std::fs::File>>,
     pub violation: Option<String>,
+    /// The last operations on each descriptor, and the last descriptor used.
+    pub history: std::collections::HashMap<i32, Vec<String>>,
+    pub last_fd: Option<i32>,
     /// Per operation: answers seen (`ok` or an errno name) and their counts.
     pub tally: BTreeMap<&'static str, BTreeMap<&'static str, u64>>,
 }
@@ -49,6 +52,25 @@ impl Fuzzer<'_> {
         };
         *self.tally.entry(op).or_default().entry(ans).or_default() += 1;
         let line = format!("{} {} {} -> {}", self.n, op, what, ans);
+        // The history of the descriptor the operation used (or opened).
+        let fd = match (op, res) {
+            ("open", Ok(fd)) => Some(*fd as i32),
+            _ => what
+                .strip_prefix("fd=")
+                .and_then(|w| w.split(' ').next())
+                .and_then(|n| n.parse().ok()),
+        };
+        self.last_fd = fd;
+        if let Some(fd) = fd {
+            let h = self.history.entry(fd).or_default();
+            if op == "open" {
+                h.clear();
+            }
+            if h.len() == 24 {
+                h.remove(0);
+            }
+            h.push(line.clone());
+        }
         if let Some(w) = self.log.as_mut() {
             use std::io::Write;
             let _ = writeln!(w, "{line}");
@@ -89,6 +111,14 @@ impl Fuzzer<'_> {
     pub fn step(&mut self) {
         self.n += 1;
         let full = self.s.evs.len() >= MAX_EVENTS;
+        // The system-wide operations are slow (a CPU hotplug cycle takes
+        // tens of milliseconds): a few per thousand.
+        if self.o.hotplug && self.r.below(1000) < 3 {
+            return self.hotplug();
+        }
+        if self.o.module.is_some() && self.r.below(1000) < 2 {
+            return self.module();
+        }
         match self.r.below(100) {
             0..=24 if !full => self.open(),
             0..=24 => self.close(),
@@ -98,11 +128,9 @@ impl Fuzzer<'_> {
             47..=51 => self.consume(),
             52..=71 => self.ioctl(),
             72..=81 => self.read(),
-            82..=88 => self.close(),
-            89..=91 => self.fork(),
-            92..=93 => self.reap(false),
-            94..=96 if self.o.hotplug => self.hotplug(),
-            97..=99 if self.o.module.is_some() && self.r.chance(20) => self.module(),
+            82..=89 => self.close(),
+            90 => self.fork(),
+            91..=92 => self.reap(false),
             _ => self.read(),
         }
     }
@@ -172,9 +200,13 @@ impl Fuzzer<'_> {
         let mut e = self.s.evs.remove(i);
         e.release();
         // Siblings of a closed leader become singletons (perf core).
+        // Siblings of a closed leader become singletons (perf core) once
+        // the last holder of the leader lets go: maybe a child, later.
+        let held = !self.s.children.is_empty();
         for x in self.s.evs.iter_mut().filter(|x| x.leader == e.fd) {
             x.leader = x.fd;
-            x.seen.clear();
+            x.forget();
+            x.orphaned |= held;
         }
         self.note("close", format!("fd={}", e.fd), &Ok(0));
     }

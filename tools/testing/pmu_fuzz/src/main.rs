@@ -138,6 +138,8 @@ fn main() {
         tail: Vec::new(),
         log,
         violation: None,
+        history: Default::default(),
+        last_fd: None,
         tally: BTreeMap::new(),
     };
     let start = std::time::Instant::now();
@@ -165,6 +167,21 @@ fn main() {
             println!("pmu_fuzz: last operations:");
             for l in &f.tail {
                 println!("pmu_fuzz:   {l}");
+            }
+            // The descriptor of the failing operation, and its group leader.
+            let fd = f.last_fd.unwrap_or(-1);
+            let leader = f.s.evs.iter().find(|e| e.fd == fd).map_or(fd, |e| e.leader);
+            let mut fds = vec![fd];
+            if leader != fd {
+                fds.push(leader);
+            }
+            for fd in fds {
+                if let Some(h) = f.history.get(&fd) {
+                    println!("pmu_fuzz: history of fd {fd}:");
+                    for l in h {
+                        println!("pmu_fuzz:   {l}");
+                    }
+                }
             }
             println!("pmu_fuzz: FAIL pmu={pmu} seed={seed:#x} at {v}");
             println!("pmu_fuzz: replay: {replay}");

@@ -34,6 +34,9 @@ pub struct Ev {
     pub seen_te: u64,
     pub seen_tr: u64,
     pub id: Option<u64>,
+    /// Its leader was closed while a child still held it: the group breaks
+    /// up only when that child exits.
+    pub orphaned: bool,
 }
 
 impl Ev {
@@ -51,7 +54,14 @@ impl Ev {
             seen_te: 0,
             seen_tr: 0,
             id: None,
+            orphaned: false,
         }
+    }
+
+    /// Forget the values and times seen (after a reset or a regrouping).
+    pub fn forget(&mut self) {
+        self.seen.clear();
+        (self.seen_te, self.seen_tr) = (0, 0);
     }
 
     /// Unmaps everything and closes the descriptor.

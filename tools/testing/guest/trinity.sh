@@ -1,0 +1,33 @@
+# Debian's trinity, a syscall fuzzer written independently of this project,
+# on perf_event_open (its sanitiser builds events from every PMU's sysfs
+# format and events files, ours included) and on the calls that use perf
+# descriptors, with the driver loaded and its simulator producing data. Run
+# as root (--dangerous) so that CPU-wide PMU events can open; descriptors
+# other than perf's are left out so that nothing else of the guest is hit.
+# The oracle is the kernel's: no report of any detector (report.py) and the
+# guest still alive. Size: TRINITY_OPS (make check 20000; make soak 1000000).
+M=/lib/modules/rpmu
+tops=${TRINITY_OPS:-20000} tseed=${FUZZ_SEED:-1}
+case $(uname -m) in
+ppc64le)
+	insmod $M/vpa_dtl.ko
+	insmod $M/dtl_sim.ko rate=3 seed=41
+	;;
+aarch64)
+	timeout 30 insmod $M/xgene_sim.ko
+	timeout 30 insmod $M/xgene_pmu.ko
+	;;
+esac
+mkdir -p /tmp/trinity && cd /tmp/trinity || exit 1
+t0=$(date +%s)
+timeout "${TRINITY_TIMEOUT:-1800}" /usr/bin/trinity --dangerous -q -l off --stats -C 2 -N "$tops" -s "$tseed" \
+	--disable-fds=sockets,pipes,epoll,eventfd,pseudo,timerfd,testfile,memfd,drm \
+	-c perf_event_open -c ioctl -c mmap -c munmap -c read -c close \
+	>/tmp/trinity.out 2>&1
+rc=$?
+cd /tmp
+tail -n 15 /tmp/trinity.out | sed 's/^/      | /'
+echo "TRINITY ops=$tops seed=$tseed seconds=$(($(date +%s) - t0)) status=$rc"
+ok "trinity: $tops syscalls from seed $tseed ran to the end (status $rc)" test $rc = 0
+ok "PMU modules still unload after trinity" sh -c \
+	'for m in dtl_sim vpa_dtl xgene_pmu xgene_sim; do grep -q "^$m " /proc/modules && { timeout 30 rmmod $m || exit 1; }; done; true'
