@@ -30,7 +30,7 @@ log "lint: rustfmt, clippy"
 KDIR=$kdir "$RPMU_TOP/scripts/lint.sh"
 
 # Sizes of the fuzz and soak cases in make check (make soak: scripts/soak.sh).
-RPMU_CI_SIZES="FUZZ_OPS=100000 FUZZ_SEED=1 TRINITY_OPS=20000 SOAK_LOADS=20 SOAK_HOTPLUG=10 SOAK_TOGGLES=500"
+RPMU_CI_SIZES="FUZZ_OPS=100000 FUZZ_SEED=1 TRINITY_OPS=5000 SOAK_LOADS=20 SOAK_HOTPLUG=10 SOAK_TOGGLES=500"
 
 # The guest runs: the pseries chain and the arm64 chain run side by side
 # (most of a guest's time is spent in tests that sleep); each chain's output

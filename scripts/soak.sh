@@ -19,7 +19,7 @@ log "make soak: seed $seed"
 "$RPMU_TOP/scripts/setup-host.sh"
 ksrc=$(readlink -f "$("$RPMU_TOP/scripts/kernel.sh" ppc64le)/source")
 "$RPMU_TOP/scripts/kernel.sh" arm64 >/dev/null
-export RPMU_GUEST_TIMEOUT=${SOAK_GUEST_TIMEOUT:-172800}
+export RPMU_GUEST_TIMEOUT=${SOAK_GUEST_TIMEOUT:-172800} RPMU_LOG_BUF=${SOAK_LOG_BUF:-128M}
 
 run() { # guest plan name [env...]
 	local g=$1 p=$2 n=$3

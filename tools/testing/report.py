@@ -114,7 +114,7 @@ def main():
     for line in bad[:20]:
         print(f"  kernel report{' (reference driver)' if reference else ''}: {line}")
     for line in text.splitlines():
-        if line.startswith("DIFF "):
+        if line.startswith(("DIFF ", "FUZZ ", "TRINITY ", "SOAK ")):
             print(f"  {line}")
     if not reference:
         results.append((f"{name}: no kernel reports during the tests", "FAIL" if bad or start < 0 else "PASS"))

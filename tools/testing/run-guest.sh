@@ -120,7 +120,10 @@ fi
 # busybox, tools), then stop before booting.
 [ "${RPMU_PREPARE_ONLY:-0}" = 1 ] && exit 0
 
-cmdline="console=$console rpmu.plan=$plan panic=-1 $ref $extra"
+# The kernel log is kept whole (the simulators log a line per session, and a
+# report that scrolled out of the ring would go unseen) and only warnings
+# reach the slow emulated console; the guest prints the log at the end.
+cmdline="console=$console rpmu.plan=$plan panic=-1 log_buf_len=${RPMU_LOG_BUF:-64M} loglevel=5 $ref $extra"
 log "booting $guest: plan $plan (timeout ${timeout_s}s)"
 set +e
 timeout --foreground "$timeout_s" "${qemu[@]}" -nographic -no-reboot \

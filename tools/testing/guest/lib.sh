@@ -157,6 +157,9 @@ fuzz_run() {
 	if [ $rc = 0 ]; then
 		_case ok "fuzz $pmu: $fops operations from seed $fseed within the contract"
 	else
+		case $(uname -m) in ppc64le) g=ppc64le ;; *) g=arm64 ;; esac
+		echo "FUZZ replay from the host: ${RPMU_DTSI_HINT:-}tools/testing/run-guest.sh $g $suite" \
+			"build/replay.log 'FUZZ_OPS=$fops FUZZ_SEED=$fseed FUZZ_PMUS=$pmu'"
 		_case "not ok" "fuzz $pmu: $fops operations from seed $fseed within the contract (status $rc)"
 	fi
 }

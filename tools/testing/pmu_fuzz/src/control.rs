@@ -363,4 +363,27 @@ impl Fuzzer<'_> {
             )),
         }
     }
+
+    /// A fuzzer that never gets past the front door tests nothing: after a
+    /// long run, each path the PMU's contract makes reachable must have
+    /// succeeded at least once.
+    pub fn coverage(&mut self) {
+        let mut need = vec!["open", "read", "enable", "disable", "mmap_ring", "close"];
+        if self.t.kind == Kind::AuxSampling {
+            need.extend(["mmap_aux", "consume", "period"]);
+        }
+        if self.o.hotplug {
+            need.extend(["cpu_offline", "cpu_online"]);
+        }
+        if self.o.module.is_some() {
+            need.extend(["rmmod", "insmod"]);
+        }
+        let missing: Vec<&str> = need
+            .into_iter()
+            .filter(|op| self.tally.get(op).and_then(|a| a.get("ok")).copied().unwrap_or(0) == 0)
+            .collect();
+        if !missing.is_empty() {
+            self.fail(format!("never succeeded in the whole run: {}", missing.join(", ")));
+        }
+    }
 }

@@ -42,6 +42,9 @@ pub struct Fuzzer<'a> {
     pub last_fd: Option<i32>,
     /// Per operation: answers seen (`ok` or an errno name) and their counts.
     pub tally: BTreeMap<&'static str, BTreeMap<&'static str, u64>>,
+    /// Per operation: microseconds spent, and the last operation noted.
+    pub micros: BTreeMap<&'static str, u64>,
+    pub last_op: &'static str,
 }
 
 impl Fuzzer<'_> {
@@ -51,6 +54,7 @@ impl Fuzzer<'_> {
             Err(e) => errname(*e),
         };
         *self.tally.entry(op).or_default().entry(ans).or_default() += 1;
+        self.last_op = op;
         let line = format!("{} {} {} -> {}", self.n, op, what, ans);
         // The history of the descriptor the operation used (or opened).
         let fd = match (op, res) {
@@ -107,8 +111,17 @@ impl Fuzzer<'_> {
         }
     }
 
-    /// One random operation.
+    /// One random operation, timed.
     pub fn step(&mut self) {
+        let t = std::time::Instant::now();
+        self.last_op = "";
+        self.step_untimed();
+        if !self.last_op.is_empty() {
+            *self.micros.entry(self.last_op).or_default() += t.elapsed().as_micros() as u64;
+        }
+    }
+
+    fn step_untimed(&mut self) {
         self.n += 1;
         let full = self.s.evs.len() >= MAX_EVENTS;
         // The system-wide operations are slow (a CPU hotplug cycle takes

@@ -139,6 +139,8 @@ fn main() {
         log,
         violation: None,
         history: Default::default(),
+        micros: BTreeMap::new(),
+        last_op: "",
         last_fd: None,
         tally: BTreeMap::new(),
     };
@@ -149,13 +151,18 @@ fn main() {
     if f.violation.is_none() {
         f.finish();
     }
+    if f.violation.is_none() && ops >= 10_000 {
+        f.coverage();
+    }
     if let Some(w) = f.log.as_mut() {
         use std::io::Write;
         let _ = w.flush();
     }
     for (op, answers) in &f.tally {
         let a: Vec<String> = answers.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        println!("pmu_fuzz: {op:>18}: {}", a.join(" "));
+        let n: u64 = answers.values().sum();
+        let us = f.micros.get(op).copied().unwrap_or(0);
+        println!("pmu_fuzz: {op:>18}: {} ({} us/op)", a.join(" "), us / n.max(1));
     }
     let secs = start.elapsed().as_secs_f64();
     match &f.violation {

@@ -82,10 +82,10 @@ pub const SAMPLE_SAFE: [u64; 7] = [1 << 0, 1 << 1, 1 << 2, 1 << 3, 1 << 7, 1 << 
 pub mod page {
     pub const DATA_HEAD: usize = 1024;
     pub const DATA_TAIL: usize = 1032;
-    pub const AUX_HEAD: usize = 1064;
-    pub const AUX_TAIL: usize = 1072;
-    pub const AUX_OFFSET: usize = 1080;
-    pub const AUX_SIZE: usize = 1088;
+    pub const AUX_HEAD: usize = 1056;
+    pub const AUX_TAIL: usize = 1064;
+    pub const AUX_OFFSET: usize = 1072;
+    pub const AUX_SIZE: usize = 1080;
 }
 
 #[cfg(any(target_arch = "powerpc64", target_arch = "powerpc"))]
