@@ -380,10 +380,20 @@ impl Fuzzer<'_> {
         }
         let missing: Vec<&str> = need
             .into_iter()
-            .filter(|op| self.tally.get(op).and_then(|a| a.get("ok")).copied().unwrap_or(0) == 0)
+            .filter(|op| {
+                self.tally
+                    .get(op)
+                    .and_then(|a| a.get("ok"))
+                    .copied()
+                    .unwrap_or(0)
+                    == 0
+            })
             .collect();
         if !missing.is_empty() {
-            self.fail(format!("never succeeded in the whole run: {}", missing.join(", ")));
+            self.fail(format!(
+                "never succeeded in the whole run: {}",
+                missing.join(", ")
+            ));
         }
     }
 }

@@ -45,6 +45,7 @@ pub struct Fuzzer<'a> {
     /// Per operation: microseconds spent, and the last operation noted.
     pub micros: BTreeMap<&'static str, u64>,
     pub last_op: &'static str,
+    pub kmsg: crate::kmsg::Kmsg,
 }
 
 impl Fuzzer<'_> {
@@ -118,6 +119,9 @@ impl Fuzzer<'_> {
         self.step_untimed();
         if !self.last_op.is_empty() {
             *self.micros.entry(self.last_op).or_default() += t.elapsed().as_micros() as u64;
+        }
+        if let Some(r) = self.kmsg.report() {
+            self.fail(format!("kernel report after this operation: {r}"));
         }
     }
 

@@ -21,6 +21,7 @@
 
 mod control;
 mod fuzz;
+mod kmsg;
 mod rng;
 mod state;
 mod sys;
@@ -141,6 +142,7 @@ fn main() {
         history: Default::default(),
         micros: BTreeMap::new(),
         last_op: "",
+        kmsg: kmsg::Kmsg::open(),
         last_fd: None,
         tally: BTreeMap::new(),
     };
@@ -162,7 +164,11 @@ fn main() {
         let a: Vec<String> = answers.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let n: u64 = answers.values().sum();
         let us = f.micros.get(op).copied().unwrap_or(0);
-        println!("pmu_fuzz: {op:>18}: {} ({} us/op)", a.join(" "), us / n.max(1));
+        println!(
+            "pmu_fuzz: {op:>18}: {} ({} us/op)",
+            a.join(" "),
+            us / n.max(1)
+        );
     }
     let secs = start.elapsed().as_secs_f64();
     match &f.violation {
