@@ -10,6 +10,20 @@
  *       A is unmapped and closed. Removing <module> must then fail (the
  *       AUX area still needs the module's free_aux), and succeed once B's
  *       mappings are gone.
+ *   pmu_edge sw-sibling <pmu> <module> <config> <period> <cpu>
+ *       A software event in a group led by an event of <pmu> lives in the
+ *       PMU's context; the leader is closed first. Removing <module> must
+ *       fail while the software event is open (perf still schedules it
+ *       through the PMU: Linux 7.3.4 without patches/0003 lets the module go
+ *       and then uses its freed struct pmu), and succeed once it is closed.
+ *   pmu_edge ghost-leader <cpu>
+ *       Linux 7.3.4 perf core, no PMU of ours involved: a software event on
+ *       <cpu>; <cpu> goes offline (perf removes the event from its context)
+ *       and online again; a second event joins the first one's group (the
+ *       open checks only that the leader is not EXIT or DEAD); the leader is
+ *       closed (its group detach is skipped, as it was detached at offline)
+ *       and the sibling keeps a pointer to the freed leader, which its own
+ *       close then uses (KASAN: slab-use-after-free). Not run by make check.
  *   pmu_edge refuse-loop <pmu> <n>
  *       n refused perf_event_open calls of several kinds; the kernel log
  *       (counted by /dev/kmsg sequence numbers) must gain fewer than 10
@@ -176,6 +190,79 @@ static int aux_orphan(const char *pmu, const char *module, unsigned long long co
 	return failures != 0;
 }
 
+static int sw_sibling(const char *pmu, const char *module, unsigned long long config,
+		      unsigned long long period, int cpu)
+{
+	struct perf_event_attr a, b;
+	unsigned long long v[1];
+	int fa, fb;
+
+	attr(&a, pmu_type(pmu), config);
+	a.sample_period = period;
+	fa = open_event(&a, -1, cpu, -1);
+	ktap(fa >= 0, "leader opens on the PMU");
+	if (fa < 0)
+		return 1;
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.type = PERF_TYPE_SOFTWARE;
+	b.config = PERF_COUNT_SW_CPU_CLOCK;
+	fb = open_event(&b, -1, cpu, fa);
+	ktap(fb >= 0, "software event joins the leader's group");
+	if (fb < 0)
+		return 1;
+	usleep(50000);
+	close(fa);
+	ktap(!try_rmmod(module), "rmmod refused while the software sibling is open");
+	/* Schedule it out and in again through the PMU's context. */
+	ioctl(fb, PERF_EVENT_IOC_DISABLE, 0);
+	ioctl(fb, PERF_EVENT_IOC_ENABLE, 0);
+	usleep(50000);
+	ktap(read(fb, v, sizeof(v)) == sizeof(v), "the software sibling still reads");
+	close(fb);
+	ktap(try_rmmod(module), "rmmod succeeds once it is closed");
+	return failures != 0;
+}
+
+static int set_online(int cpu, int on)
+{
+	char path[64];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	f = fopen(path, "w");
+	if (!f)
+		return 0;
+	ok = fprintf(f, "%d\n", on) > 0;
+	return fclose(f) == 0 && ok;
+}
+
+static int ghost_leader(int cpu)
+{
+	struct perf_event_attr a;
+	unsigned long long v[1];
+	int fl, fs;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	fl = open_event(&a, -1, cpu, -1);
+	ktap(fl >= 0, "software leader opens");
+	ktap(set_online(cpu, 0) && set_online(cpu, 1), "its CPU goes offline and online");
+	fs = open_event(&a, -1, cpu, fl);
+	ktap(fs < 0, "a sibling cannot join a leader that hotplug removed");
+	if (fs < 0)
+		return failures != 0;
+	close(fl);
+	usleep(200000);
+	read(fs, v, sizeof(v));
+	close(fs);
+	ktap(1, "sibling closed after its leader (the kernel log tells the rest)");
+	return failures != 0;
+}
+
 static int refuse_loop(const char *pmu, long n)
 {
 	int type = pmu_type(pmu), held, fd;
@@ -250,6 +337,11 @@ int main(int argc, char **argv)
 {
 	if (argc >= 6 && !strcmp(argv[1], "aux-orphan"))
 		return aux_orphan(argv[2], argv[3], strtoull(argv[4], NULL, 0), atoi(argv[5]));
+	if (argc >= 7 && !strcmp(argv[1], "sw-sibling"))
+		return sw_sibling(argv[2], argv[3], strtoull(argv[4], NULL, 0), strtoull(argv[5], NULL, 0),
+				  atoi(argv[6]));
+	if (argc >= 3 && !strcmp(argv[1], "ghost-leader"))
+		return ghost_leader(atoi(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "refuse-loop"))
 		return refuse_loop(argv[2], atol(argv[3]));
 	if (argc >= 5 && !strcmp(argv[1], "period"))

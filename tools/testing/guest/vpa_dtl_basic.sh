@@ -30,6 +30,13 @@ ktap_cases </tmp/orphan.out
 grep -q "^vpa_dtl " /proc/modules && rmmod vpa_dtl
 ok "PMU gone after rmmod" test ! -e $D
 
+# A software event outliving its group's vpa_dtl leader keeps the module
+# loaded (perf schedules it through the PMU; patches/0003).
+insmod $M/vpa_dtl.ko
+/t/pmu_edge sw-sibling vpa_dtl vpa_dtl 0x1 1000000 0 >/tmp/swsib.out 2>&1
+ktap_cases </tmp/swsib.out
+grep -q "^vpa_dtl " /proc/modules && rmmod vpa_dtl
+
 # 20 load/open/close/unload cycles must leak nothing.
 cycle() {
 	insmod $M/vpa_dtl.ko && /t/pmu_open hold vpa_dtl 0x7 0 0 >/dev/null && rmmod vpa_dtl

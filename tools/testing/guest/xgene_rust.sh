@@ -61,6 +61,13 @@ ok "bind $dev again: PMUs back" sh -c "echo $dev >$P/bind && test -d $D/l3c0 && 
 ok "rmmod with no event open" rmmod xgene_pmu
 ok "PMUs gone after rmmod" test ! -e $D/l3c0
 
+# A software event outliving its group's l3c0 leader keeps the module loaded
+# (perf schedules it through the PMU; patches/0003).
+insmod $M/xgene_pmu.ko
+/t/pmu_edge sw-sibling l3c0 xgene_pmu 0x3 0 0 >/tmp/swsib.out 2>&1
+ktap_cases </tmp/swsib.out
+grep -q "^xgene_pmu " /proc/modules && rmmod xgene_pmu
+
 # 10 load/count/unload cycles must leak nothing.
 cycle() {
 	insmod $M/xgene_pmu.ko && perf stat -a -e l3c0/read-miss/,mc0/act-cmd-sent/ -- true >/dev/null 2>&1 &&

@@ -128,6 +128,11 @@ impl Fuzzer<'_> {
                     ));
                 };
                 let e = &mut self.s.evs[i];
+                // Its group breaks up whenever the child holding the old
+                // leader exits: nothing to compare until that child is reaped.
+                if e.orphaned {
+                    return;
+                }
                 let (te, tr) = (r.te.unwrap_or(e.seen_te), r.tr.unwrap_or(e.seen_tr));
                 let mut bad = None;
                 if te < e.seen_te || tr < e.seen_tr {
@@ -261,6 +266,10 @@ impl Fuzzer<'_> {
                 self.s.offline.push(cpu);
                 for e in self.s.evs.iter_mut() {
                     e.may_error = true;
+                    // Perf removes the CPU's events from their context
+                    // (uncore drivers move theirs first); the recorded CPU
+                    // is the one asked for, so this errs on the safe side.
+                    e.ghost |= e.cpu == cpu;
                 }
             }
         }
@@ -287,6 +296,16 @@ impl Fuzzer<'_> {
                     kept = e.aux.take();
                 }
                 e.release();
+                // Pin a report to the close that provoked it.
+                if let Some(r) = self.kmsg.report() {
+                    self.note(
+                        "close",
+                        format!("fd={} leader={} (drain)", e.fd, e.leader),
+                        &Ok(0),
+                    );
+                    self.fail(format!("kernel report after closing fd {}: {r}", e.fd));
+                    return;
+                }
             }
             if let Some(m) = kept {
                 let res = sys::delete_module(&name);

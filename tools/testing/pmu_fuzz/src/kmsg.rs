@@ -46,6 +46,11 @@ impl Kmsg {
         Kmsg(f)
     }
 
+    /// No watching (the kernel log is checked after the run only).
+    pub fn none() -> Kmsg {
+        Kmsg(None)
+    }
+
     /// The first new record that is a report, if any (all new records are
     /// consumed).
     pub fn report(&mut self) -> Option<String> {

@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 use target::{Kind, Target};
 
 fn usage() -> ! {
-    eprintln!("usage: pmu_fuzz --pmu NAME --kind aux|counting --seed N --ops N [--hotplug] [--module NAME:PATH] [--params P] [--log FILE] [--core-bugs]");
+    eprintln!("usage: pmu_fuzz --pmu NAME --kind aux|counting --seed N --ops N [--hotplug] [--module NAME:PATH] [--params P] [--log FILE] [--core-bugs] [--no-kmsg] [--reference]");
     std::process::exit(2)
 }
 
@@ -47,11 +47,14 @@ fn num(s: &str) -> u64 {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (mut pmu, mut kind, mut seed, mut ops, mut log) = (None, None, 1u64, 10_000u64, None);
+    let mut no_kmsg = false;
     let mut o = Options {
         module: None,
         params: String::new(),
         hotplug: false,
         core_bugs: false,
+        reference: false,
+        diffs: Default::default(),
     };
     let mut i = 1;
     while i < args.len() {
@@ -82,6 +85,14 @@ fn main() {
                 o.core_bugs = true;
                 i -= 1;
             }
+            "--reference" => {
+                o.reference = true;
+                i -= 1;
+            }
+            "--no-kmsg" => {
+                no_kmsg = true;
+                i -= 1;
+            }
             _ => usage(),
         }
         i += 2;
@@ -109,6 +120,9 @@ fn main() {
         }
         if o.core_bugs {
             r += " --core-bugs";
+        }
+        if no_kmsg {
+            r += " --no-kmsg";
         }
         r
     };
@@ -142,7 +156,11 @@ fn main() {
         history: Default::default(),
         micros: BTreeMap::new(),
         last_op: "",
-        kmsg: kmsg::Kmsg::open(),
+        kmsg: if no_kmsg {
+            kmsg::Kmsg::none()
+        } else {
+            kmsg::Kmsg::open()
+        },
         last_fd: None,
         tally: BTreeMap::new(),
     };
@@ -173,8 +191,16 @@ fn main() {
     let secs = start.elapsed().as_secs_f64();
     match &f.violation {
         None => println!(
-            "pmu_fuzz: ok pmu={pmu} seed={seed:#x} ops={} in {secs:.1} s",
-            f.n
+            "pmu_fuzz: ok pmu={pmu} seed={seed:#x} ops={} in {secs:.1} s{}",
+            f.n,
+            if o.reference {
+                format!(
+                    " (reference driver: {} departures from the contract)",
+                    o.diffs.get()
+                )
+            } else {
+                String::new()
+            }
         ),
         Some(v) => {
             println!("pmu_fuzz: last operations:");

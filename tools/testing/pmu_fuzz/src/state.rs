@@ -37,6 +37,9 @@ pub struct Ev {
     /// Its leader was closed while a child still held it: the group breaks
     /// up only when that child exits.
     pub orphaned: bool,
+    /// Its CPU went offline after it opened: perf core removed it from its
+    /// context (see `Options::core_bugs`).
+    pub ghost: bool,
 }
 
 impl Ev {
@@ -55,6 +58,7 @@ impl Ev {
             seen_tr: 0,
             id: None,
             orphaned: false,
+            ghost: false,
         }
     }
 
