@@ -139,11 +139,7 @@ cat build/chain-ppc64le.out build/chain-arm64.out
 [ "$ppc_rc" = 0 ] || { echo "  FAILED the ppc64le chain stopped (exit $ppc_rc)"; echo "0 1" >build/chain-ppc64le.counts; }
 [ "$arm_rc" = 0 ] || { echo "  FAILED the arm64 chain stopped (exit $arm_rc)"; echo "0 1" >build/chain-arm64.counts; }
 
-passed=0 failed=0
-for f in build/*.counts; do
-	read -r p fl <"$f"
-	passed=$((passed + p)) failed=$((failed + fl))
-done
+sum_counts build
 log "make check took $(($(date +%s) - start)) s"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -83,3 +83,15 @@ PREF
 	retry 3 apt_priv update -q >/dev/null 2>"$APT_PRIV/update.err" ||
 		warn "private apt update reported errors: $(tail -n 3 "$APT_PRIV/update.err")"
 }
+
+# sum_counts DIR: adds up the "passed failed" pairs of DIR/*.counts (a
+# missing file counts as a failure); sets $passed and $failed.
+sum_counts() {
+	local f p fl
+	passed=0 failed=0
+	for f in "$1"/*.counts; do
+		[ -e "$f" ] || { failed=$((failed + 1)); continue; }
+		read -r p fl <"$f"
+		passed=$((passed + p)) failed=$((failed + fl))
+	done
+}

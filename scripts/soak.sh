@@ -36,12 +36,7 @@ p2=$!
 wait $p1 || true
 wait $p2 || true
 cat build/soak/ppc64le.out build/soak/arm64.out
-passed=0 failed=0
-for f in build/soak/*.counts; do
-	[ -e "$f" ] || { failed=$((failed + 1)); continue; }
-	read -r p fl <"$f"
-	passed=$((passed + p)) failed=$((failed + fl))
-done
+sum_counts build/soak
 log "make soak took $(($(date +%s) - start)) s (seed $seed)"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
