@@ -19,7 +19,8 @@ import sys
 BAD = re.compile(
     r"BUG:|WARNING:|Oops|Kernel panic|general protection|Unable to handle|"
     r"possible circular locking|possible recursive locking|inconsistent lock state|"
-    r"lockdep|KASAN|UBSAN|kmemleak: .*new suspected|sleeping function called from invalid context|"
+    r"DEBUG_LOCKS_WARN_ON|Invalid wait context|suspicious RCU usage|KASAN|UBSAN|"
+    r"kmemleak: .*new suspected|sleeping function called from invalid context|"
     r"hung_task|soft lockup|RCU stall|Call Trace:"
 )
 
