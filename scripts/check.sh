@@ -116,7 +116,9 @@ shipped_clean() { # ko
 	[ -z "$bad" ] || { echo "$bad" | head -n 5; return 1; }
 }
 sp=0 sf=0
-for ko in build/modules-powerpc/drivers/perf/vpa_dtl/vpa_dtl.ko build/modules-arm64/drivers/perf/xgene/xgene_pmu.ko; do
+ppc_mods=$("$RPMU_TOP/scripts/modules.sh" "$kdir" powerpc)
+arm_mods=$("$RPMU_TOP/scripts/modules.sh" "$("$RPMU_TOP/scripts/kernel.sh" arm64)" arm64)
+for ko in "$ppc_mods/drivers/perf/vpa_dtl/vpa_dtl.ko" "$arm_mods/drivers/perf/xgene/xgene_pmu.ko"; do
 	if [ -f "$ko" ] && shipped_clean "$ko"; then
 		echo "  ok     $(basename "$ko"): no test code (no kunit, kprobe, hotplug-control or selftest symbol)"
 		sp=$((sp + 1))

@@ -6,14 +6,19 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-guest=${1:?usage: kernel.sh ppc64le|arm64}
+#   scripts/kernel.sh ppc64le-acct    -> the pseries kernel with native cputime
+#                                        accounting (the kernel's own DTL users)
+guest=${1:?usage: kernel.sh ppc64le|ppc64le-acct|arm64}
+cfg=$RPMU_TOP/tools/testing/configs
 case $guest in
-ppc64le) karch=powerpc image=vmlinux targets="vmlinux modules" ;;
-arm64) karch=arm64 image=arch/arm64/boot/Image targets="Image modules" ;;
-*) die "unknown guest architecture $guest" ;;
+ppc64le) karch=powerpc image=vmlinux targets="vmlinux modules" frags=("$cfg/ppc64le-pseries.config") ;;
+ppc64le-acct)
+	karch=powerpc image=vmlinux targets="vmlinux modules"
+	frags=("$cfg/ppc64le-pseries.config" "$cfg/ppc64le-acct.config")
+	;;
+arm64) karch=arm64 image=arch/arm64/boot/Image targets="Image modules" frags=("$cfg/arm64-virt.config") ;;
+*) die "unknown guest kernel $guest" ;;
 esac
-frag=$RPMU_TOP/tools/testing/configs/$guest.config
-[ -f "$frag" ] || frag=$(ls "$RPMU_TOP"/tools/testing/configs/"$guest"-*.config)
 
 # --- source ---------------------------------------------------------------
 fetch_source() {
@@ -58,7 +63,7 @@ fi
 export RUSTUP_TOOLCHAIN=$RUST_TOOLCHAIN
 export PATH=$RPMU_CACHE/bindgen-$BINDGEN_VERSION/bin:$PATH
 tools="$(rustc --version) $(bindgen --version) $(clang$LLVM_SUFFIX --version | head -n1)"
-key=$guest-$src_key-$(content_hash "$frag" -s "$tools")
+key=$guest-$src_key-$(content_hash "${frags[@]}" -s "$tools")
 out=$RPMU_CACHE/build/$key
 kmake() { make -C "$src" O="$out" ARCH="$karch" LLVM="$LLVM_SUFFIX" "$@"; }
 
@@ -66,10 +71,10 @@ if [ ! -f "$out/.rpmu-built" ]; then
 	log "building $guest kernel in $out (about 10-12 minutes cold)"
 	mkdir -p "$out"
 	kmake -s allnoconfig >&2
-	"$src"/scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "$frag" >/dev/null
+	"$src"/scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
 	kmake -s olddefconfig >&2
 	# Every line of the fragment must have survived Kconfig's dependencies.
-	missing=$(grep -E '^CONFIG_' "$frag" | while read -r line; do
+	missing=$(cat "${frags[@]}" | grep -E '^CONFIG_' | while read -r line; do
 		grep -qxF "$line" "$out/.config" || echo "$line"
 	done)
 	[ -z "$missing" ] || die "config fragment lines lost in $out/.config: $missing"

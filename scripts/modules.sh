@@ -1,17 +1,15 @@
 #!/usr/bin/env bash
-# Build the project's modules against a kernel build tree, in build/modules-ARCH
-# (a copy of the sources, so the clone stays clean). The copy is wiped when
-# KDIR's kernel changes, so no module built for another kernel survives.
+# Build the project's modules against a kernel build tree, in
+# build/modules-ARCH-KEY (a copy of the sources, so the clone stays clean; KEY
+# names the kernel build, so two kernels of one architecture can be used side
+# by side). Prints that directory.
 #   scripts/modules.sh KDIR ARCH
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 kdir=${1:?KDIR}
 karch=${2:?ARCH}
-out=$RPMU_TOP/build/modules-$karch
 stamp=$(content_hash "$kdir/include/generated/utsrelease.h" "$kdir/.config" "$kdir/Module.symvers")
-if [ "$(cat "$out/.kernel" 2>/dev/null)" != "$stamp" ]; then
-	rm -rf "$out"
-fi
+out=$RPMU_TOP/build/modules-$karch-$stamp
 mkdir -p "$out"
 # Build products are excluded, so --delete neither copies nor removes them.
 rsync -a --delete --exclude /build --exclude /target --exclude .git \
@@ -25,3 +23,4 @@ export PATH=$RPMU_CACHE/bindgen-$BINDGEN_VERSION/bin:$PATH
 make -C "$kdir" M="$out" ARCH="$karch" LLVM="$LLVM_SUFFIX" -j"$(nproc)" modules \
 	>"$out/build.log" 2>&1 || { grep -E '^(error|ERROR)' -A 12 "$out/build.log" >&2; die "module build failed; see $out/build.log"; }
 log "modules: $(cd "$out" && find . -name '*.ko' | sort | tr '\n' ' ')"
+echo "$out"

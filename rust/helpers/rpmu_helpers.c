@@ -369,4 +369,20 @@ unsigned long rpmu_tb_ticks_per_sec(void)
 {
 	return tb_ticks_per_sec;
 }
+
+/*
+ * The kernel's own DTL buffer for @cpu (paca dispatch_log), or NULL. With
+ * native cputime accounting it is allocated for every possible CPU at boot,
+ * registered whenever the CPU comes online, and never freed.
+ */
+void *rpmu_dispatch_log(int cpu)
+{
+	return paca_ptrs[cpu]->dispatch_log;
+}
+
+/* Whether the kernel reads the DTL itself for steal time. */
+bool rpmu_native_accounting(void)
+{
+	return IS_ENABLED(CONFIG_VIRT_CPU_ACCOUNTING_NATIVE);
+}
 #endif

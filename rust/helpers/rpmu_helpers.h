@@ -92,6 +92,8 @@ long rpmu_unregister_dtl(int hwcpu);
 phys_addr_t rpmu_pa(const void *addr);
 u64 rpmu_mftb(void);
 unsigned long rpmu_tb_ticks_per_sec(void);
+void *rpmu_dispatch_log(int cpu);
+bool rpmu_native_accounting(void);
 #endif
 
 #endif

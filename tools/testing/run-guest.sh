@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Boot the test kernel in QEMU with the project's modules and guest tests.
-#   tools/testing/run-guest.sh ppc64le|arm64 PLAN LOG [extra kernel args]
+#   tools/testing/run-guest.sh ppc64le|ppc64le-acct|arm64 PLAN LOG [extra kernel args]
+# (ppc64le-acct: the pseries kernel with native cputime accounting).
 # PLAN is a comma-separated list of tools/testing/guest/<name>.sh scripts.
 # Builds whatever is missing (kernel, perf, modules), packs an initramfs,
 # boots with a timeout and writes the console to LOG.
@@ -8,7 +9,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 source "$top/scripts/lib.sh"
 
-guest=${1:?usage: run-guest.sh ppc64le PLAN LOG [args]}
+guest=${1:?usage: run-guest.sh ppc64le|ppc64le-acct|arm64 PLAN LOG [args]}
 plan=${2:?plan}
 logf=${3:?log file}
 extra=${4:-}
@@ -17,10 +18,10 @@ timeout_s=${RPMU_GUEST_TIMEOUT:-600}
 "$top/scripts/setup-host.sh"
 kdir=${RPMU_KDIR:-$("$top/scripts/kernel.sh" "$guest")}
 src=$(readlink -f "$kdir/source")
-perf=$("$top/scripts/guest-perf.sh" "$guest" "$src")
+perf=$("$top/scripts/guest-perf.sh" "${guest%-acct}" "$src")
 
 case $guest in
-ppc64le)
+ppc64le*)
 	karch=powerpc cross=powerpc64le-linux-gnu- bbarch=ppc64el
 	rtarget=powerpc64le-unknown-linux-gnu
 	qemu=(qemu-system-ppc64 -M pseries -cpu power9 -m 2G -smp 2 -kernel "$kdir/vmlinux")
@@ -37,7 +38,7 @@ arm64)
 esac
 
 # Modules: rebuilt from clean whenever the kernel build changes.
-"$top/scripts/modules.sh" "$kdir" "$karch" >&2
+moddir=$("$top/scripts/modules.sh" "$kdir" "$karch")
 
 # One work directory per log, so runs for different logs can go in parallel.
 work=$top/build/guest-$(basename "$logf" .log)
@@ -61,7 +62,7 @@ done
 # Static Rust programs for the guest: the fuzzer, and (pseries) the DTL
 # capture checker.
 rprogs=(pmu-fuzz:pmu_fuzz)
-[ "$guest" = ppc64le ] && rprogs+=(dtl-check:dtl_check)
+[ "$karch" = powerpc ] && rprogs+=(dtl-check:dtl_check)
 tvar=CARGO_TARGET_$(echo "$rtarget" | tr a-z- A-Z_)_LINKER
 for p in "${rprogs[@]}"; do
 	env "$tvar=${cross}gcc" RUSTFLAGS="-C target-feature=+crt-static" \
@@ -89,7 +90,7 @@ esac
 for v in v1v2 v3; do
 	python3 "$top/scripts/xgene_events.py" text $v >"$work/root/t/xgene-events-$v.txt"
 done
-find "$top/build/modules-$karch" -name '*.ko' -exec cp {} "$work/root/lib/modules/rpmu/" \;
+find "$moddir" -name '*.ko' -exec cp {} "$work/root/lib/modules/rpmu/" \;
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 
 # The test kernels carry upstream C drivers as references (pseries: vpa-dtl;
@@ -98,7 +99,7 @@ find "$top/build/modules-$karch" -name '*.ko' -exec cp {} "$work/root/lib/module
 # through init's environment (kernel command line words with '=' and no '.').
 ref=
 if [ "${RPMU_C_REFERENCE:-0}" != 1 ]; then
-	[ "$guest" = ppc64le ] && ref=initcall_blacklist=vpa_dtl_init
+	[ "$karch" = powerpc ] && ref=initcall_blacklist=vpa_dtl_init
 	[ "$guest" = arm64 ] && ref=initcall_blacklist=xgene_pmu_driver_init
 elif [ "$guest" = arm64 ]; then
 	ref="XGENE_DRIVER=builtin XGENE_REFERENCE=1"
