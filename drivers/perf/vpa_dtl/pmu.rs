@@ -11,7 +11,7 @@ use crate::{
             AuxBuffer, Capabilities, Capability, Event, EventFlag, EventFlags, EventInit, HwState,
             HwStateBit, PmuDriver, TaskContext, TimerRestart,
         },
-        pseries::dtl::DtlBuffer,
+        pseries::dtl::{DtlBuffer, RegisterError},
         sync::{new_raw_spinlock_irq, RawSpinLockIrq},
     },
     stats::Stats,
@@ -51,7 +51,8 @@ impl VpaDtl {
 #[pin_data]
 pub(crate) struct DtlEvent {
     pub(crate) buf: DtlBuffer,
-    mask: u8,
+    /// The event kinds asked for (the enable-mask bits).
+    pub(crate) mask: u8,
     #[pin]
     pub(crate) reader: RawSpinLockIrq<Reader>,
     pub(crate) stats: Stats,
@@ -102,6 +103,14 @@ impl PmuDriver for VpaDtl {
                 u32::from(cpu)
             );
         })?;
+        // debugfs `dtl` or `vcpudispatch_stats` hold the CPU's log.
+        if buf.other_user_active() {
+            pr_debug!(
+                "cpu {}: the DTL is in use by another kernel user\n",
+                u32::from(cpu)
+            );
+            return Err(EBUSY);
+        }
         let reader = Reader::new()?;
         Ok(try_pin_init!(DtlEvent {
             buf,
@@ -114,15 +123,25 @@ impl PmuDriver for VpaDtl {
 
     fn add(&self, ev: &Event<Self>, flags: EventFlags) -> Result {
         let d = ev.data();
-        if let Err(e) = d.buf.register() {
-            pr_warn_once!(
-                "cpu {}: DTL registration failed (hcall {})\n",
-                u32::from(d.buf.cpu()),
-                e.0
-            );
-            return Err(EIO);
-        }
-        d.reader.lock().reset(period(ev));
+        let start = match d.buf.register() {
+            Ok(start) => start,
+            Err(RegisterError::Busy) => {
+                pr_debug!(
+                    "cpu {}: the DTL is in use by another kernel user\n",
+                    u32::from(d.buf.cpu())
+                );
+                return Err(EBUSY);
+            }
+            Err(RegisterError::Hcall(e)) => {
+                pr_warn_once!(
+                    "cpu {}: DTL registration failed (hcall {})\n",
+                    u32::from(d.buf.cpu()),
+                    e.0
+                );
+                return Err(EIO);
+            }
+        };
+        d.reader.lock().reset(start, period(ev));
         ev.set_hw_state(HwStateBit::Stopped.into());
         if flags.contains(EventFlag::Start) {
             self.start(ev, flags);
@@ -144,7 +163,7 @@ impl PmuDriver for VpaDtl {
 
     fn start(&self, ev: &Event<Self>, _flags: EventFlags) {
         let d = ev.data();
-        d.buf.set_enable_mask(d.mask);
+        d.buf.enable(d.mask);
         // With RELOAD the period may have changed (PERF_EVENT_IOC_PERIOD).
         let p = period(ev);
         d.reader.lock().set_base_period(p);
@@ -157,7 +176,7 @@ impl PmuDriver for VpaDtl {
             return;
         }
         let d = ev.data();
-        d.buf.set_enable_mask(0);
+        d.buf.disable();
         ev.timer_cancel();
         // Whatever was logged before logging stopped is still captured.
         self.poll(ev);
@@ -208,6 +227,6 @@ impl PmuDriver for VpaDtl {
             pr_debug!("snapshot (overwrite) AUX mode is not supported\n");
             return Err(EOPNOTSUPP);
         }
-        Ok(DtlAux::new())
+        Ok(DtlAux)
     }
 }

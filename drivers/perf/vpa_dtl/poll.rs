@@ -4,23 +4,28 @@
 //! writing it to the AUX area, with every loss counted and flagged.
 
 use crate::{
-    logic::{aux_plan, record, ring, validate},
+    logic::{aux_plan, entries, record, ring, validate},
     pmu::VpaDtl,
-    rpmu::perf::{AuxFlags, Event},
+    rpmu::{
+        perf::{AuxFlags, Event},
+        pseries::dtl::{Displacement, Mode, Start},
+    },
     TimerMode,
 };
-use kernel::{
-    pr_warn_once,
-    prelude::*,
-    sync::atomic::{Atomic, Relaxed},
-    time::Delta,
-};
+use kernel::{pr_warn_once, prelude::*, time::Delta};
 
 /// The DTL reader's state, touched by the PMU callbacks and the timer on the
 /// event's CPU (under the event's raw spinlock).
 pub(crate) struct Reader {
     /// Absolute index of the next entry to read.
     next: u64,
+    /// Timebase no later than the next entry's: the last one taken, or when
+    /// reading started.
+    floor: u64,
+    /// The published index last seen, while another DTL user has the log.
+    foreign_head: u64,
+    /// A loss not yet flagged in an AUX record.
+    flag_partial: bool,
     /// The event's sample period.
     base: Delta,
     /// The current polling period (equal to `base` in fixed mode).
@@ -37,15 +42,20 @@ impl Reader {
         )?;
         Ok(Self {
             next: 0,
+            floor: 0,
+            foreign_head: 0,
+            flag_partial: false,
             base: Delta::from_millis(1),
             current: Delta::from_millis(1),
             scratch,
         })
     }
 
-    /// A freshly registered buffer: its index starts at zero.
-    pub(crate) fn reset(&mut self, period: Delta) {
-        self.next = 0;
+    /// Reading starts at `start` (see `DtlBuffer::register`).
+    pub(crate) fn reset(&mut self, start: Start, period: Delta) {
+        self.next = start.index;
+        self.floor = start.timebase;
+        self.flag_partial = false;
         self.set_base_period(period);
     }
 
@@ -56,18 +66,8 @@ impl Reader {
     }
 }
 
-/// Per-AUX-area state.
-pub(crate) struct DtlAux {
-    header_written: Atomic<bool>,
-}
-
-impl DtlAux {
-    pub(crate) fn new() -> Self {
-        Self {
-            header_written: Atomic::new(false),
-        }
-    }
-}
+/// Per-AUX-area state: none (every transaction starts with the header).
+pub(crate) struct DtlAux;
 
 impl VpaDtl {
     /// Reads what the hypervisor published since the last poll and writes it
@@ -75,59 +75,138 @@ impl VpaDtl {
     /// with interrupts disabled.
     pub(crate) fn poll(&self, ev: &Event<Self>) -> u64 {
         let d = ev.data();
-        let mut r = d.reader.lock();
-        let head = d.buf.published_index();
+        let mut guard = d.reader.lock();
+        let r: &mut Reader = &mut guard;
+        let buf = &d.buf;
+        let cpu = u32::from(buf.cpu());
+        if buf.is_displaced() {
+            self.count_foreign(ev, r);
+            return 0;
+        }
+        if !buf.logging_intact(d.mask) {
+            if buf.mode() == Mode::Own {
+                // Another user is taking the log. What is in our ring up to
+                // the published index is still ours: read it this once.
+                pr_warn_once!(
+                    "cpu {}: another DTL user changed the enable mask; vpa_dtl stops reading this CPU's log\n",
+                    cpu
+                );
+                buf.mark_displaced(Displacement::MaskChanged);
+                self.totals.add_displaced();
+            } else {
+                // Another reader of the kernel's ring reset the mask; ours
+                // is back, but entries may have gone unlogged meanwhile.
+                pr_warn_once!(
+                    "cpu {}: the DTL enable mask was reset by another reader; restored\n",
+                    cpu
+                );
+            }
+            r.flag_partial = true;
+        }
+        let head = buf.published_index();
         let Some(span) = ring::plan(r.next, head) else {
-            pr_warn_once!(
-                "cpu {}: DTL index went back from {} to {}; resynchronising\n",
-                u32::from(d.buf.cpu()),
-                r.next,
-                head
-            );
-            r.next = head;
+            if buf.mode() == Mode::Own {
+                // What our ring held since the last poll is gone with the
+                // old index: flagged, but its size is unknown.
+                pr_warn_once!(
+                    "cpu {}: another DTL user registered its buffer; vpa_dtl stops reading this CPU's log\n",
+                    cpu
+                );
+                if !buf.is_displaced() {
+                    self.totals.add_displaced();
+                }
+                buf.mark_displaced(Displacement::Reregistered);
+                r.foreign_head = head;
+            } else {
+                // The kernel registered its ring anew: what was logged
+                // since our last poll is unknown.
+                pr_warn_once!(
+                    "cpu {}: the kernel's DTL was registered anew; resynchronising\n",
+                    cpu
+                );
+                r.next = head;
+            }
+            self.flag_loss(ev);
             return 0;
         };
-        if span.count == 0 && span.lost == 0 {
+        if span.count == 0 && span.lost == 0 && !r.flag_partial {
             return 0;
         }
         let mut off = 0;
         let mut copied = true;
         for (slot, len) in ring::runs(span.first, span.count) {
             let dst = r.scratch.get_mut(off..).unwrap_or(&mut []);
-            copied &= d.buf.copy_slots(slot, len, dst).is_ok();
+            copied &= buf.copy_slots(slot, len, dst).is_ok();
             off += len * ring::ENTRY_SIZE;
         }
-        // Entries the hypervisor reached while we copied may be torn.
-        let torn = if copied {
-            ring::torn(&span, d.buf.published_index())
+        // Entries the hypervisor reached while we copied are torn. The
+        // oldest slot of a full ring is the next one written: if it changed
+        // after we copied it, count it torn as well (a writer racing the
+        // copy, which PHYP's dispatch-time logging rules out on this CPU).
+        let head_after = buf.published_index();
+        let mut torn = if copied {
+            ring::torn(&span, head_after)
         } else {
             span.count
         };
+        if torn < span.count && span.first + torn + ring::RING_ENTRIES == head_after {
+            let at = torn as usize * ring::ENTRY_SIZE;
+            let mut again = [0u8; ring::ENTRY_SIZE];
+            let slot = ((span.first + torn) % ring::RING_ENTRIES) as usize;
+            let same = buf.copy_slots(slot, 1, &mut again).is_ok()
+                && r.scratch.get(at..at + ring::ENTRY_SIZE) == Some(&again[..]);
+            if !same || buf.published_index() != head_after {
+                torn += 1;
+            }
+        }
         r.next = head;
-        let lost_overrun = span.lost + torn;
-        let pending = span.count - torn;
+        let mut lost_overrun = span.lost + torn;
+        let kept = (span.count - torn) as usize;
         let first = torn as usize * ring::ENTRY_SIZE;
-        let entries = r
+        let floor = r.floor;
+        let batch = r
             .scratch
-            .get(first..span.count as usize * ring::ENTRY_SIZE)
-            .unwrap_or(&[]);
+            .get_mut(first..span.count as usize * ring::ENTRY_SIZE)
+            .unwrap_or(&mut []);
+        // Never emit a slot the hypervisor did not write for us.
+        let (fresh, last_tb) = entries::fresh_prefix(batch, floor);
+        let stale = kept - fresh;
+        // Entries of kinds only the kernel asked for are not ours.
+        let drop_kinds = buf.enable_mask() & !d.mask;
+        let pending = entries::filter_kinds(batch, fresh, drop_kinds);
+        let filtered = (fresh - pending) as u64;
+        let pending = pending as u64;
+        r.floor = last_tb;
+        if stale > 0 {
+            if buf.mode() == Mode::Own {
+                pr_warn_once!(
+                    "cpu {}: the DTL stopped being written (another user registered its buffer); vpa_dtl stops reading this CPU's log\n",
+                    cpu
+                );
+                if !buf.is_displaced() {
+                    self.totals.add_displaced();
+                }
+                buf.mark_displaced(Displacement::Reregistered);
+            } else {
+                lost_overrun += stale as u64;
+            }
+        }
+        if buf.is_displaced() {
+            // From here on, what the hypervisor logs is the other user's.
+            r.foreign_head = head;
+        }
+        let partial = lost_overrun > 0 || r.flag_partial || buf.is_displaced();
 
         let (written, lost_aux) = match ev.aux_output_begin() {
             // No AUX area mapped, or perf found it full and disabled the event.
             None => (0, pending),
             Some(mut out) => {
-                let need_header = !out.data().header_written.load(Relaxed);
-                let plan = aux_plan::plan(out.space(), need_header, pending);
-                let mut ok = true;
-                if plan.header {
-                    ok = out
-                        .write(&record::header(self.boot_tb, self.tb_freq))
-                        .is_ok();
-                    out.data().header_written.store(ok, Relaxed);
-                }
-                let n = plan.entries as usize * ring::ENTRY_SIZE;
-                let body = entries.get(..n).unwrap_or(&[]);
-                let (written, lost) = if ok && out.write(body).is_ok() {
+                let plan = aux_plan::plan(out.space(), pending);
+                let body = batch.get(..plan.entries as usize * ring::ENTRY_SIZE).unwrap_or(&[]);
+                let ok = !plan.header
+                    || (out.write(&record::header(self.boot_tb, self.tb_freq)).is_ok()
+                        && out.write(body).is_ok());
+                let (written, lost) = if ok {
                     (plan.entries, plan.dropped)
                 } else {
                     (0, pending)
@@ -135,16 +214,46 @@ impl VpaDtl {
                 if lost > 0 {
                     out.set_flags(AuxFlags::TRUNCATED);
                 }
-                if lost_overrun > 0 {
+                if partial {
                     out.set_flags(AuxFlags::PARTIAL);
+                    r.flag_partial = false;
                 }
                 out.commit();
                 (written, lost)
             }
         };
         d.stats.add(written, lost_overrun, lost_aux);
+        d.stats.add_filtered(filtered);
         self.totals.add(written, lost_overrun, lost_aux);
+        self.totals.add_filtered(filtered);
         span.count
+    }
+
+    /// While displaced: entries the hypervisor logs for the other user are
+    /// entries this event does not get.
+    fn count_foreign(&self, ev: &Event<Self>, r: &mut Reader) {
+        let d = ev.data();
+        let head = d.buf.published_index();
+        let lost = if head < r.foreign_head {
+            // The other user registered its buffer: its index restarted.
+            d.buf.mark_displaced(Displacement::Reregistered);
+            head
+        } else {
+            head - r.foreign_head
+        };
+        r.foreign_head = head;
+        if lost > 0 {
+            d.stats.add_foreign(lost);
+            self.totals.add_foreign(lost);
+        }
+    }
+
+    /// Marks the AUX stream: an empty record flagged `PARTIAL`.
+    fn flag_loss(&self, ev: &Event<Self>) {
+        if let Some(mut out) = ev.aux_output_begin() {
+            out.set_flags(AuxFlags::PARTIAL);
+            out.commit();
+        }
     }
 
     /// The next polling period after a poll that found `found` entries.

@@ -14,6 +14,14 @@ pub(crate) struct Stats {
     pub(crate) captured: Atomic<u64>,
     pub(crate) lost_overrun: Atomic<u64>,
     pub(crate) lost_aux_full: Atomic<u64>,
+    /// Logged while another DTL user held the CPU's log (an upper bound:
+    /// that user's kinds may differ).
+    pub(crate) lost_foreign: Atomic<u64>,
+    /// Entries of kinds only the kernel's own reader asked for (shared
+    /// ring): not the event's, so neither captured nor lost.
+    pub(crate) filtered: Atomic<u64>,
+    /// Events that lost the CPU's log to another DTL user.
+    pub(crate) displaced: Atomic<u64>,
 }
 
 impl Stats {
@@ -22,7 +30,24 @@ impl Stats {
             captured: Atomic::new(0),
             lost_overrun: Atomic::new(0),
             lost_aux_full: Atomic::new(0),
+            lost_foreign: Atomic::new(0),
+            filtered: Atomic::new(0),
+            displaced: Atomic::new(0),
         }
+    }
+
+    pub(crate) fn add_filtered(&self, n: u64) {
+        if n > 0 {
+            self.filtered.add(n, Relaxed);
+        }
+    }
+
+    pub(crate) fn add_foreign(&self, n: u64) {
+        self.lost_foreign.add(n, Relaxed);
+    }
+
+    pub(crate) fn add_displaced(&self) {
+        self.displaced.add(1, Relaxed);
     }
 
     pub(crate) fn add(&self, captured: u64, lost_overrun: u64, lost_aux_full: u64) {
@@ -35,6 +60,7 @@ impl Stats {
         self.lost_overrun
             .load(Relaxed)
             .wrapping_add(self.lost_aux_full.load(Relaxed))
+            .wrapping_add(self.lost_foreign.load(Relaxed))
     }
 }
 
@@ -48,6 +74,18 @@ fn show_lost_overrun(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
 
 fn show_lost_aux_full(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
     writeln!(w, "{}", p.totals.lost_aux_full.load(Relaxed))
+}
+
+fn show_lost_foreign(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
+    writeln!(w, "{}", p.totals.lost_foreign.load(Relaxed))
+}
+
+fn show_filtered(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
+    writeln!(w, "{}", p.totals.filtered.load(Relaxed))
+}
+
+fn show_displaced(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
+    writeln!(w, "{}", p.totals.displaced.load(Relaxed))
 }
 
 fn show_boot_tb_err(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
@@ -72,6 +110,9 @@ pub(crate) static GROUPS: [AttrGroup<VpaDtl>; 3] = [
             (c"captured", AttrValue::Show(show_captured)),
             (c"lost_overrun", AttrValue::Show(show_lost_overrun)),
             (c"lost_aux_full", AttrValue::Show(show_lost_aux_full)),
+            (c"lost_foreign", AttrValue::Show(show_lost_foreign)),
+            (c"filtered", AttrValue::Show(show_filtered)),
+            (c"displaced", AttrValue::Show(show_displaced)),
             (c"boot_tb_error_ticks", AttrValue::Show(show_boot_tb_err)),
         ],
     ),

@@ -3,9 +3,26 @@
 //! Dispatch Trace Log buffers: one 4 KiB ring per CPU, registered with the
 //! hypervisor through `H_REGISTER_VPA`, which then logs dispatch events into
 //! it and publishes its index in the CPU's lppaca.
+//!
+//! A CPU has one DTL, and the kernel may use it too:
+//!
+//! - With `CONFIG_VIRT_CPU_ACCOUNTING_NATIVE` the kernel registers a buffer
+//!   of its own for every CPU (`paca->dispatch_log`, logging time-slice
+//!   preempts) and reads it for steal time; debugfs `dtl` and
+//!   `/proc/powerpc/vcpudispatch_stats` then read that same ring. A
+//!   [`DtlBuffer`] of such a CPU is [`Mode::Shared`]: it reads the kernel's
+//!   ring with an index of its own, adds its event kinds to the enable mask,
+//!   and takes back only the bits it added.
+//! - Otherwise the buffer is [`Mode::Own`]: this module allocates and
+//!   registers it. debugfs `dtl` and `vcpudispatch_stats` register buffers
+//!   of their own, and the lock that orders them (`dtl_access_lock`) is not
+//!   exported, so [`DtlBuffer::register`] refuses while one of them is
+//!   visibly active, and a reader detects one that starts later
+//!   ([`DtlBuffer::mark_displaced`]); a displaced buffer is neither
+//!   deregistered (the registration is no longer ours) nor reused.
 
 use crate::rpmu::bindings;
-use core::{cell::UnsafeCell, mem::ManuallyDrop, ptr::addr_of_mut};
+use core::{cell::UnsafeCell, mem::ManuallyDrop, ptr::addr_of_mut, ptr::NonNull};
 use kernel::{
     cpu::CpuId,
     prelude::*,
@@ -52,26 +69,72 @@ impl Drop for Claim {
     }
 }
 
+/// Whose ring a [`DtlBuffer`] reads.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    /// A ring this module allocated and registers.
+    Own,
+    /// The kernel's accounting ring (native cputime accounting), read
+    /// alongside the kernel.
+    Shared,
+}
+
+/// What a reader found out about another DTL user taking the CPU's log.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Displacement {
+    /// The enable mask changed under us: another user is taking the DTL,
+    /// and may or may not have registered its buffer yet.
+    MaskChanged,
+    /// The published index went back or the ring stopped being written:
+    /// another buffer is registered in place of ours.
+    Reregistered,
+}
+
+enum Ring {
+    Own(ManuallyDrop<KBox<RingMem>>),
+    /// Points at the kernel's 4 KiB `dispatch_log`, which under native
+    /// accounting is never freed.
+    Kernel(NonNull<u8>),
+}
+
 #[repr(C, align(4096))]
-struct Ring(UnsafeCell<[u8; DTL_BYTES]>);
+struct RingMem(UnsafeCell<[u8; DTL_BYTES]>);
 
-// SAFETY: All-zero bytes are a valid `Ring`.
-unsafe impl pin_init::Zeroable for Ring {}
+// SAFETY: All-zero bytes are a valid `RingMem`.
+unsafe impl pin_init::Zeroable for RingMem {}
 
-/// A DTL buffer for one CPU: 4 KiB, aligned to 4 KiB (so it never crosses a
-/// page), with its size in the second big-endian word as `H_REGISTER_VPA`
-/// expects.
+/// No displacement seen.
+const NOT_DISPLACED: u32 = 0;
+/// See [`Displacement::MaskChanged`].
+const MASK_CHANGED: u32 = 1;
+/// See [`Displacement::Reregistered`].
+const REREGISTERED: u32 = 2;
+
+/// A DTL for one CPU: this module's 4 KiB buffer, aligned to 4 KiB (so it
+/// never crosses a page), with its size in the second big-endian word as
+/// `H_REGISTER_VPA` expects; or the kernel's own buffer (see [`Mode`]).
 ///
 /// # Invariants
 ///
 /// - `cpu` is a possible CPU (`CpuId` invariant).
-/// - While `registered` is true the hypervisor may write `ring` at any time;
-///   the buffer is deregistered before it is freed (see `Drop`).
+/// - An `Own` ring stays allocated while the hypervisor may write it: while
+///   `registered` is true, and after a displacement that is only
+///   [`Displacement::MaskChanged`] (see `Drop`).
+/// - A `Kernel` ring points at the CPU's `dispatch_log`, allocated at boot
+///   and never freed under native accounting.
 pub struct DtlBuffer {
-    ring: ManuallyDrop<KBox<Ring>>,
+    ring: Ring,
     cpu: CpuId,
     hwcpu: i32,
     registered: Atomic<bool>,
+    /// `Shared`: the enable-mask bits this buffer added (and takes back).
+    /// Like `mask` and `displaced`, only changed on the buffer's CPU with
+    /// interrupts off (perf's callbacks and the polling timer), so plain
+    /// loads and stores suffice.
+    added: Atomic<u32>,
+    /// `Own`: the mask this buffer set.
+    mask: Atomic<u32>,
+    displaced: Atomic<u32>,
     /// Dropped after `Drop::drop` deregistered the buffer, so that the next
     /// owner of the CPU's DTL finds it free.
     _claim: Claim,
@@ -87,22 +150,66 @@ unsafe impl Sync for DtlBuffer {}
 #[derive(Debug, Clone, Copy)]
 pub struct HcallError(pub i64);
 
+/// Why [`DtlBuffer::register`] did not register.
+#[derive(Debug, Clone, Copy)]
+pub enum RegisterError {
+    /// Another DTL user (debugfs `dtl`, `vcpudispatch_stats`) has the CPU's
+    /// log.
+    Busy,
+    /// The hypervisor refused.
+    Hcall(HcallError),
+}
+
+/// Where reading starts after [`DtlBuffer::register`].
+#[derive(Debug, Clone, Copy)]
+pub struct Start {
+    /// The published index to read from.
+    pub index: u64,
+    /// A timebase no later than any entry logged from `index` on.
+    pub timebase: u64,
+}
+
+fn native_accounting() -> bool {
+    // SAFETY: Reads a build-time constant.
+    unsafe { bindings::rpmu_native_accounting() }
+}
+
+fn kernel_ring(cpu: CpuId) -> Option<NonNull<u8>> {
+    // SAFETY: `cpu` is a possible CPU; its paca is set up at boot.
+    NonNull::new(unsafe { bindings::rpmu_dispatch_log(i32::from(cpu)) }.cast())
+}
+
 impl DtlBuffer {
-    /// Allocates a buffer for `cpu` (which may sleep). Fails with `EBUSY` if
-    /// this module already has a buffer for `cpu`: a CPU has one DTL.
+    /// A DTL reader for `cpu` (allocating, so it may sleep): [`Mode::Shared`]
+    /// if the kernel keeps a DTL of its own for the CPU, else [`Mode::Own`].
+    /// Fails with `EBUSY` if this module already has a reader for `cpu`: a
+    /// CPU has one DTL.
     pub fn new(cpu: CpuId) -> Result<Self> {
         let claim = Claim::take(cpu)?;
-        // Zeroed in place: a 4 KiB value would otherwise pass through the
-        // stack.
-        let ring = KBox::init::<core::convert::Infallible>(pin_init::zeroed::<Ring>(), GFP_KERNEL)?;
+        let ring = match kernel_ring(cpu).filter(|_| native_accounting()) {
+            Some(p) => Ring::Kernel(p),
+            None => {
+                // Zeroed in place: a 4 KiB value would otherwise pass
+                // through the stack.
+                let mem = KBox::init::<core::convert::Infallible>(
+                    pin_init::zeroed::<RingMem>(),
+                    GFP_KERNEL,
+                )?;
+                Ring::Own(ManuallyDrop::new(mem))
+            }
+        };
         // SAFETY: `cpu` is a possible CPU; its paca is set up at boot.
         let hwcpu = unsafe { bindings::rpmu_hard_smp_processor_id(i32::from(cpu)) };
-        // INVARIANT: `cpu` is a `CpuId`; not registered yet.
+        // INVARIANT: `cpu` is a `CpuId`; not registered yet; a kernel ring
+        // is only used under native accounting.
         Ok(Self {
-            ring: ManuallyDrop::new(ring),
+            ring,
             cpu,
             hwcpu,
             registered: Atomic::new(false),
+            added: Atomic::new(0),
+            mask: Atomic::new(0),
+            displaced: Atomic::new(NOT_DISPLACED),
             _claim: claim,
         })
     }
@@ -112,62 +219,191 @@ impl DtlBuffer {
         self.cpu
     }
 
+    /// Whose ring this is.
+    pub fn mode(&self) -> Mode {
+        match self.ring {
+            Ring::Own(_) => Mode::Own,
+            Ring::Kernel(_) => Mode::Shared,
+        }
+    }
+
+    fn base(&self) -> *mut u8 {
+        match &self.ring {
+            Ring::Own(mem) => mem.0.get().cast(),
+            Ring::Kernel(p) => p.as_ptr(),
+        }
+    }
+
     fn lppaca(&self) -> *mut bindings::lppaca {
         // SAFETY: `cpu` is a possible CPU (invariant); every possible CPU has
         // an lppaca for the kernel's lifetime.
         unsafe { bindings::rpmu_lppaca_of(i32::from(self.cpu)) }
     }
 
-    /// Registers the buffer with the hypervisor for its CPU and resets the
-    /// published index to zero, with logging disabled (enable mask 0).
-    pub fn register(&self) -> core::result::Result<(), HcallError> {
-        let base = self.ring.0.get().cast::<u8>();
-        let size = (DTL_BYTES as u32).to_be_bytes();
-        // SAFETY: Not registered, so the hypervisor does not write the ring;
-        // bytes 4..8 are within it.
-        unsafe { core::ptr::copy_nonoverlapping(size.as_ptr(), base.add(4), 4) };
-        let lp = self.lppaca();
-        // SAFETY: `lp` is valid; the enable mask and index are plain fields
-        // the hypervisor reads; disabling before registering means no entry
-        // is logged until `enable`.
-        unsafe {
-            core::ptr::write_volatile(addr_of_mut!((*lp).dtl_enable_mask), 0);
-        }
-        // SAFETY: `base` is the physical-contiguous 4 KiB buffer, which stays
-        // allocated while registered (invariant).
-        let rc = unsafe { bindings::rpmu_register_dtl(self.hwcpu, bindings::rpmu_pa(base.cast())) };
-        if rc != 0 {
-            return Err(HcallError(rc as i64));
-        }
-        self.registered.store(true, Relaxed);
-        // SAFETY: `lp` is valid; the index starts at zero for a new buffer.
-        unsafe { core::ptr::write_volatile(addr_of_mut!((*lp).dtl_idx), 0) };
-        Ok(())
+    /// The CPU's current DTL enable mask.
+    pub fn enable_mask(&self) -> u8 {
+        // SAFETY: `lppaca()` is valid; a plain byte the partition writes.
+        unsafe { core::ptr::read_volatile(addr_of_mut!((*self.lppaca()).dtl_enable_mask)) }
     }
 
-    /// Sets which dispatch events the hypervisor logs (`dtl_enable_mask`);
-    /// the index reset done by [`Self::register`] is ordered before it.
-    pub fn set_enable_mask(&self, mask: u8) {
+    fn write_mask(&self, mask: u8) {
         let lp = self.lppaca();
-        // SAFETY: `lp` is valid. The barrier orders the index reset before
-        // the hypervisor may act on the new mask.
+        // SAFETY: `lp` is valid. The barrier orders earlier index updates
+        // before the hypervisor may act on the new mask.
         unsafe {
             kernel::sync::barrier::smp_mb(kernel::sync::barrier::Write);
             core::ptr::write_volatile(addr_of_mut!((*lp).dtl_enable_mask), mask);
         }
     }
 
-    /// Disables logging and deregisters the buffer; a no-op if not
-    /// registered.
+    /// Whether another DTL user visibly holds the CPU's log, so that
+    /// [`Self::register`] would refuse: for an `Own` buffer not registered
+    /// yet, logging is on, or the kernel has allocated buffers for
+    /// `vcpudispatch_stats` (without native accounting it does so only while
+    /// that is on). Never for a `Shared` buffer.
+    pub fn other_user_active(&self) -> bool {
+        self.mode() == Mode::Own
+            && !self.is_registered()
+            && (self.enable_mask() != 0 || kernel_ring(self.cpu).is_some())
+    }
+
+    /// Makes the hypervisor log into this buffer, with logging disabled
+    /// (see [`Self::enable`]), and returns where reading starts.
+    ///
+    /// `Own`: registers the buffer, which resets the published index to
+    /// zero; refuses with [`RegisterError::Busy`] while another DTL user is
+    /// active, and after a displacement. `Shared`: the kernel's buffer is
+    /// registered already; reading starts at its current index.
+    pub fn register(&self) -> core::result::Result<Start, RegisterError> {
+        let timebase = super::timebase();
+        if self.mode() == Mode::Shared {
+            self.added.store(0, Relaxed);
+            self.registered.store(true, Relaxed);
+            return Ok(Start {
+                index: self.published_index(),
+                timebase,
+            });
+        }
+        if self.is_displaced() || self.other_user_active() {
+            return Err(RegisterError::Busy);
+        }
+        let base = self.base();
+        let size = (DTL_BYTES as u32).to_be_bytes();
+        // SAFETY: Not registered, so the hypervisor does not write the ring;
+        // bytes 4..8 are within it.
+        unsafe { core::ptr::copy_nonoverlapping(size.as_ptr(), base.add(4), 4) };
+        let lp = self.lppaca();
+        // SAFETY: `base` is the physically contiguous 4 KiB buffer, which
+        // stays allocated while registered (invariant).
+        let rc = unsafe { bindings::rpmu_register_dtl(self.hwcpu, bindings::rpmu_pa(base.cast())) };
+        if rc != 0 {
+            return Err(RegisterError::Hcall(HcallError(rc as i64)));
+        }
+        self.registered.store(true, Relaxed);
+        self.mask.store(0, Relaxed);
+        // SAFETY: `lp` is valid; the index starts at zero for a new buffer.
+        unsafe { core::ptr::write_volatile(addr_of_mut!((*lp).dtl_idx), 0) };
+        Ok(Start { index: 0, timebase })
+    }
+
+    /// Starts logging the event kinds in `kinds`. `Own`: the enable mask
+    /// becomes `kinds`. `Shared`: `kinds` are added to the kernel's mask.
+    pub fn enable(&self, kinds: u8) {
+        if self.displaced.load(Relaxed) != NOT_DISPLACED {
+            return;
+        }
+        match self.mode() {
+            Mode::Own => {
+                self.mask.store(u32::from(kinds), Relaxed);
+                self.write_mask(kinds);
+            }
+            Mode::Shared => {
+                let cur = self.enable_mask();
+                self.added.store(u32::from(kinds & !cur), Relaxed);
+                self.write_mask(cur | kinds);
+            }
+        }
+    }
+
+    /// Stops logging what [`Self::enable`] started. `Shared`: takes back only
+    /// the bits it added, leaving the kernel's.
+    pub fn disable(&self) {
+        if self.displaced.load(Relaxed) != NOT_DISPLACED {
+            return;
+        }
+        match self.mode() {
+            Mode::Own => {
+                self.mask.store(0, Relaxed);
+                self.write_mask(0);
+            }
+            Mode::Shared => {
+                let added = self.added.xchg(0, Relaxed) as u8;
+                if added != 0 {
+                    self.write_mask(self.enable_mask() & !added);
+                }
+            }
+        }
+    }
+
+    /// Checks that the enable mask still logs `kinds`, as [`Self::enable`]
+    /// set it. `Own`: any change means another user is taking the DTL
+    /// (returns `false`; see [`Self::mark_displaced`]). `Shared`: another
+    /// reader may have reset the mask to the kernel's default; the missing
+    /// bits are added back and `false` tells the caller that entries may
+    /// have gone unlogged meanwhile.
+    pub fn logging_intact(&self, kinds: u8) -> bool {
+        let cur = self.enable_mask();
+        match self.mode() {
+            Mode::Own => u32::from(cur) == self.mask.load(Relaxed),
+            Mode::Shared => {
+                let missing = kinds & !cur;
+                if missing == 0 {
+                    return true;
+                }
+                let added = self.added.load(Relaxed);
+                self.added.store(added | u32::from(missing), Relaxed);
+                self.write_mask(cur | missing);
+                false
+            }
+        }
+    }
+
+    /// Records that another DTL user took the CPU's log (`Own` only): from
+    /// now on this buffer neither changes the enable mask nor deregisters,
+    /// since the registration is no longer ours. Stronger evidence
+    /// overrides weaker.
+    pub fn mark_displaced(&self, how: Displacement) {
+        let v = match how {
+            Displacement::MaskChanged => MASK_CHANGED,
+            Displacement::Reregistered => REREGISTERED,
+        };
+        if v > self.displaced.load(Relaxed) {
+            self.displaced.store(v, Relaxed);
+        }
+    }
+
+    /// Whether another DTL user took the CPU's log.
+    pub fn is_displaced(&self) -> bool {
+        self.displaced.load(Relaxed) != NOT_DISPLACED
+    }
+
+    /// Stops logging and, for an `Own` buffer, deregisters it; a no-op if
+    /// not registered. A displaced buffer is left alone.
     pub fn unregister(&self) -> core::result::Result<(), HcallError> {
         if !self.registered.load(Relaxed) {
             return Ok(());
         }
-        self.set_enable_mask(0);
-        // SAFETY: The buffer is registered for `hwcpu`.
-        let rc = unsafe { bindings::rpmu_unregister_dtl(self.hwcpu) };
-        if rc != 0 {
-            return Err(HcallError(rc as i64));
+        if self.is_displaced() {
+            self.registered.store(false, Relaxed);
+            return Ok(());
+        }
+        self.disable();
+        if self.mode() == Mode::Own {
+            // SAFETY: The buffer is registered for `hwcpu`.
+            let rc = unsafe { bindings::rpmu_unregister_dtl(self.hwcpu) };
+            if rc != 0 {
+                return Err(HcallError(rc as i64));
+            }
         }
         self.registered.store(false, Relaxed);
         Ok(())
@@ -200,11 +436,11 @@ impl DtlBuffer {
         if end > DTL_ENTRIES || dst.len() < bytes {
             return Err(EINVAL);
         }
-        let src = self.ring.0.get().cast::<u64>();
+        let src = self.base().cast::<u64>();
         let first = slot * DTL_ENTRY_BYTES / 8;
         for (i, chunk) in dst[..bytes].chunks_exact_mut(8).enumerate() {
-            // SAFETY: `first + i` is within the 512-word ring (checked above)
-            // and the ring is 8-byte aligned.
+            // SAFETY: `first + i` is within the 512-word ring (checked above),
+            // which is 8-byte aligned and allocated (invariants).
             let w = unsafe { core::ptr::read_volatile(src.add(first + i)) };
             chunk.copy_from_slice(&w.to_ne_bytes());
         }
@@ -214,18 +450,41 @@ impl DtlBuffer {
 
 impl Drop for DtlBuffer {
     fn drop(&mut self) {
-        if let Err(HcallError(rc)) = self.unregister() {
-            // The hypervisor may still write the buffer: freeing it would
-            // corrupt memory, so it is deliberately leaked.
-            pr_err!(
-                "cpu {}: DTL deregistration failed ({}); leaking the buffer\n",
-                u32::from(self.cpu),
-                rc
-            );
+        if self.mode() == Mode::Shared {
+            // Takes back our enable-mask bits; the kernel's ring stays.
+            let _ = self.unregister();
             return;
         }
-        // SAFETY: Deregistered, so nothing writes the ring any more; dropped
-        // exactly once, here.
-        unsafe { ManuallyDrop::drop(&mut self.ring) };
+        match self.displaced.load(Relaxed) {
+            NOT_DISPLACED => {
+                if let Err(HcallError(rc)) = self.unregister() {
+                    // The hypervisor may still write the buffer: freeing it
+                    // would corrupt memory, so it is deliberately leaked.
+                    pr_err!(
+                        "cpu {}: DTL deregistration failed ({}); leaking the buffer\n",
+                        u32::from(self.cpu),
+                        rc
+                    );
+                    return;
+                }
+            }
+            MASK_CHANGED => {
+                // Another user changed the mask but may not have registered
+                // its own buffer yet; ours may still be the one written.
+                pr_warn!(
+                    "cpu {}: another DTL user took the log; leaking vpa_dtl's 4 KiB buffer, which the hypervisor may still write\n",
+                    u32::from(self.cpu)
+                );
+                return;
+            }
+            // Another buffer is registered: the hypervisor no longer writes
+            // this one.
+            _ => {}
+        }
+        if let Ring::Own(mem) = &mut self.ring {
+            // SAFETY: Deregistered or replaced, so nothing writes the ring;
+            // dropped exactly once, here.
+            unsafe { ManuallyDrop::drop(mem) };
+        }
     }
 }

@@ -64,6 +64,11 @@ mod cases {
     }
 
     #[test]
+    fn entry_checks() {
+        assert!(report(selftest::entry_checks()));
+    }
+
+    #[test]
     fn ring_runs() {
         assert!(report(selftest::ring_runs()));
     }

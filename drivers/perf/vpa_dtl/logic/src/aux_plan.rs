@@ -2,7 +2,8 @@
 
 //! Accounting of the AUX space perf grants for one poll.
 //!
-//! Records are whole 48-byte units: the header record, then DTL entries.
+//! Records are whole 48-byte units: in every transaction, the header record,
+//! then DTL entries.
 //! The plan never uses the last free byte: if a transaction filled the AUX
 //! area exactly, the next `perf_aux_output_begin` would find no space and
 //! disable the event without any record saying why. Keeping one byte free
@@ -13,7 +14,7 @@ use super::ring::ENTRY_SIZE;
 /// How much of a poll's output fits.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct AuxPlan {
-    /// Write the header record first.
+    /// Write the header record first (whenever any entry is written).
     pub header: bool,
     /// Entries to write after it.
     pub entries: u64,
@@ -22,27 +23,25 @@ pub struct AuxPlan {
     pub dropped: u64,
 }
 
-/// Plans a write of `pending` entries, preceded by the header record if
-/// `need_header`, into `space` granted bytes. Without room for a pending
-/// header, no entry is written: the decoder needs the header first.
-pub fn plan(space: usize, need_header: bool, pending: u64) -> AuxPlan {
+/// Plans a write of `pending` entries into `space` granted bytes.
+///
+/// Every transaction that writes anything starts with the header record:
+/// perf's decoder takes `boot_tb` and `tb_freq` from the first record of the
+/// first AUX buffer of each CPU in a file, and with `perf record
+/// --switch-output` any transaction can be the first of a new file. A header
+/// is never written alone: the decoder skips a zero-timebase record except at
+/// the second record of a buffer, where it stops making progress, and a
+/// buffer (a reader's snapshot) starts at a transaction boundary, so a
+/// header-only transaction followed by another could put a header there.
+pub fn plan(space: usize, pending: u64) -> AuxPlan {
     let slots = (space.saturating_sub(1) / ENTRY_SIZE) as u64;
-    if need_header && slots == 0 {
-        return AuxPlan {
-            header: false,
-            entries: 0,
-            dropped: pending,
-        };
-    }
-    let room = slots - u64::from(need_header);
-    let entries = pending.min(room);
+    let entries = pending.min(slots.saturating_sub(1));
     AuxPlan {
-        header: need_header,
+        header: entries > 0,
         entries,
         dropped: pending - entries,
     }
 }
-
 impl AuxPlan {
     /// Bytes this plan writes.
     pub fn bytes(&self) -> usize {

@@ -15,6 +15,7 @@
 #![cfg_attr(not(MODULE), no_std)]
 
 pub mod aux_plan;
+pub mod entries;
 pub mod record;
 pub mod ring;
 #[cfg(any(not(MODULE), rpmu_testing))]

@@ -116,20 +116,46 @@ pub fn ns_to_ticks(ns: u64, tb_freq: u64) -> u64 {
     (ns / NS_PER_S) * tb_freq + (ns % NS_PER_S) * tb_freq / NS_PER_S
 }
 
-/// The best of `tries` boot timebase estimates taken with `sample`, which
-/// returns `(timebase before, local_clock ns, timebase after)`: the estimate
-/// with the smallest error bound (see [`boot_tb_from`]).
+/// The interval of boot timebases consistent with one reading: `sched_ns`
+/// is `floor((t - boot_tb) * 1e9 / tb_freq)` for some timebase `t` in
+/// `[tb_before, tb_after]`, so `boot_tb` lies in the returned `[lo, hi]`.
+pub fn boot_tb_interval(tb_before: u64, sched_ns: u64, tb_after: u64, tb_freq: u64) -> (u64, u64) {
+    let lo = tb_before
+        .saturating_sub(ns_to_ticks(sched_ns.saturating_add(1), tb_freq))
+        .saturating_sub(1);
+    let hi = tb_after.saturating_sub(ns_to_ticks(sched_ns, tb_freq));
+    (lo, hi)
+}
+
+/// The boot timebase from `tries` readings taken with `sample`, which
+/// returns `(timebase before, local_clock ns, timebase after)`, and its error
+/// bound in ticks.
+///
+/// `boot_tb` is a constant, so the intervals of all readings (see
+/// [`boot_tb_interval`]) contain it and so does their intersection, which is
+/// usually much narrower than any one of them; the estimate is its middle.
+/// If the intersection is empty, the scheduler clock is not the timebase
+/// scaled as assumed, and the best single reading (see [`boot_tb_from`]) is
+/// used instead.
 pub fn estimate_boot_tb<F>(mut sample: F, tb_freq: u64, tries: usize) -> (u64, u64)
 where
     F: FnMut() -> (u64, u64, u64),
 {
     let mut best = (0, u64::MAX);
+    let (mut lo, mut hi) = (0u64, u64::MAX);
     for _ in 0..tries {
         let (before, ns, after) = sample();
         let est = boot_tb_from(before, ns, after, tb_freq);
         if est.1 < best.1 {
             best = est;
         }
+        let (l, h) = boot_tb_interval(before, ns, after, tb_freq);
+        lo = lo.max(l);
+        hi = hi.min(h);
     }
-    best
+    if tries == 0 || lo > hi {
+        return best;
+    }
+    let half = (hi - lo) / 2;
+    (lo + half, hi - lo - half + 1)
 }

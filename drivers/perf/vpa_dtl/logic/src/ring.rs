@@ -4,10 +4,15 @@
 //!
 //! The hypervisor writes entry number `i` (counting from registration) into
 //! slot `i % RING_ENTRIES` and then publishes `i + 1` in the lppaca's
-//! `dtl_idx`. While it writes entry `head`, the slot of entry
-//! `head - RING_ENTRIES` is being overwritten, so a reader that saw `head`
-//! can trust at most the [`READABLE`] newest entries. Anything older that it
-//! has not read yet is lost (overrun), and counted.
+//! `dtl_idx`. It writes a virtual processor's log when it dispatches it, so
+//! while the reader runs on that processor no write is in progress: a reader
+//! that saw `head` may take all [`READABLE`] (85) newest entries, and after
+//! copying them reads `dtl_idx` again; entries overwritten meanwhile (the
+//! reader was preempted and dispatched again) are the oldest ones, and
+//! [`torn`] tells how many. This is also the rule of the kernel's own
+//! same-CPU readers (`scan_dispatch_log`). A reader that could race a write
+//! (another CPU's log) must also check the oldest slot (see the driver's
+//! poll). Anything older that was not read is lost (overrun), and counted.
 
 /// Size of one DTL entry in bytes (`struct dtl_entry`).
 pub const ENTRY_SIZE: usize = 48;
@@ -18,9 +23,9 @@ pub const BUFFER_BYTES: usize = 4096;
 /// Entries in the ring (85).
 pub const RING_ENTRIES: u64 = (BUFFER_BYTES / ENTRY_SIZE) as u64;
 
-/// Entries a reader can trust after reading `dtl_idx` (84): one slot may be
-/// under rewrite.
-pub const READABLE: u64 = RING_ENTRIES - 1;
+/// Entries a reader on the logged CPU can take after reading `dtl_idx`: the
+/// whole ring.
+pub const READABLE: u64 = RING_ENTRIES;
 
 /// What one poll of the ring can take.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -30,7 +35,7 @@ pub struct Span {
     /// Entries to copy, oldest first.
     pub count: u64,
     /// Entries published since the last poll that the hypervisor has already
-    /// overwritten (or may be overwriting): lost.
+    /// overwritten: lost.
     pub lost: u64,
 }
 

@@ -4,7 +4,7 @@
 //! guest, so that the arithmetic the module runs is checked where it runs.
 //! Each function returns the first failing case.
 
-use super::{aux_plan, record, ring, validate};
+use super::{aux_plan, entries, record, ring, validate};
 
 /// A failed case: what was checked.
 pub type Failure = &'static str;
@@ -43,35 +43,35 @@ pub fn ring_plan() -> Result<(), Failure> {
         plan(0, READABLE)
             == Some(Span {
                 first: 0,
-                count: 84,
+                count: 85,
                 lost: 0,
             }),
-        "84 new: all readable",
+        "85 new: the whole ring readable",
     )?;
     check(
-        plan(0, 85)
+        plan(0, 86)
             == Some(Span {
                 first: 1,
-                count: 84,
+                count: 85,
                 lost: 1,
             }),
-        "85 new: oldest untrusted",
+        "86 new: the oldest overwritten",
     )?;
     check(
         plan(0, 100)
             == Some(Span {
-                first: 16,
-                count: 84,
-                lost: 16,
+                first: 15,
+                count: 85,
+                lost: 15,
             }),
-        "100 new: 16 lost",
+        "100 new: 15 lost",
     )?;
     check(
         plan(1000, 1_000_000)
             == Some(Span {
-                first: 999_916,
-                count: 84,
-                lost: 998_916,
+                first: 999_915,
+                count: 85,
+                lost: 998_915,
             }),
         "far lapped",
     )?;
@@ -83,21 +83,21 @@ pub fn ring_plan() -> Result<(), Failure> {
 pub fn ring_torn() -> Result<(), Failure> {
     use ring::{torn, Span};
     let s = Span {
-        first: 16,
-        count: 84,
-        lost: 16,
+        first: 15,
+        count: 85,
+        lost: 15,
     };
     check(torn(&s, 100) == 0, "no progress during copy")?;
     check(torn(&s, 101) == 1, "one more published: oldest torn")?;
     check(torn(&s, 150) == 50, "50 more published")?;
-    check(torn(&s, 10_000) == 84, "lapped during copy: all torn")?;
+    check(torn(&s, 10_000) == 85, "lapped during copy: all torn")?;
     let small = Span {
         first: 0,
         count: 3,
         lost: 0,
     };
-    check(torn(&small, 84) == 0, "short span, head far behind the lap")?;
-    check(torn(&small, 86) == 2, "short span lapped by two")?;
+    check(torn(&small, 85) == 0, "short span, head far behind the lap")?;
+    check(torn(&small, 87) == 2, "short span lapped by two")?;
     Ok(())
 }
 
@@ -106,7 +106,10 @@ pub fn ring_runs() -> Result<(), Failure> {
     use ring::runs;
     check(runs(0, 5) == [(0, 5), (0, 0)], "no wrap")?;
     check(runs(80, 10) == [(80, 5), (0, 5)], "wrap at 85")?;
-    check(runs(85, 84) == [(0, 84), (0, 0)], "second lap start")?;
+    check(
+        runs(85, 85) == [(0, 85), (0, 0)],
+        "second lap start: the whole ring",
+    )?;
     check(
         runs(170 + 84, 84) == [(84, 1), (0, 83)],
         "start at last slot",
@@ -124,30 +127,24 @@ pub fn aux() -> Result<(), Failure> {
         dropped: d,
     };
     check(
-        plan(4095, true, 10) == p(true, 10, 0),
+        plan(4095, 10) == p(true, 10, 0),
         "room for all, header first",
     )?;
     check(
-        plan(4095, false, 100) == p(false, 85, 15),
-        "4095 bytes hold 85 entries",
+        plan(4095, 100) == p(true, 84, 16),
+        "4095 bytes hold the header and 84 entries",
     )?;
     check(
-        plan(48, false, 1) == p(false, 0, 1),
-        "exactly one entry: keep the last byte",
+        plan(96, 1) == p(false, 0, 1),
+        "header and one entry exactly: keep the last byte",
     )?;
     check(
-        plan(49, false, 1) == p(false, 1, 0),
-        "one entry and one byte",
+        plan(97, 1) == p(true, 1, 0),
+        "header, one entry and one byte",
     )?;
-    check(
-        plan(49, true, 3) == p(true, 0, 3),
-        "room for the header only",
-    )?;
-    check(
-        plan(20, true, 3) == p(false, 0, 3),
-        "no room for the header",
-    )?;
-    check(plan(0, false, 0) == p(false, 0, 0), "nothing to do")?;
+    check(plan(49, 3) == p(false, 0, 3), "never a header alone")?;
+    check(plan(20, 3) == p(false, 0, 3), "no room at all")?;
+    check(plan(0, 0) == p(false, 0, 0), "nothing to do")?;
     check(p(true, 2, 0).bytes() == 144, "bytes")?;
     Ok(())
 }
@@ -196,6 +193,26 @@ pub fn records() -> Result<(), Failure> {
         512_000_000,
     );
     check(boot == 1_000_000_000_050 && err == 51, "boot_tb estimate")?;
+    // Two readings whose clock was read early and late in a 100-tick window:
+    // the intersection of their intervals pins boot_tb within a few ticks.
+    let boot = 7_000_000u64;
+    let ns_at = |t: u64| (t - boot) * 125 / 64; // sched_clock at 512 MHz
+    let readings = [(1_000_000u64, 2u64), (3_000_000, 98)];
+    let mut i = 0;
+    let (est, err) = record::estimate_boot_tb(
+        || {
+            let (start, off) = readings[i % 2];
+            i += 1;
+            let before = boot + start;
+            (before, ns_at(before + off), before + 100)
+        },
+        512_000_000,
+        2,
+    );
+    check(
+        est.abs_diff(boot) <= err && err <= 5,
+        "boot_tb from intersected readings",
+    )?;
     check(
         record::ns_to_ticks(1_500_000_000, 512_000_000) == 768_000_000,
         "ns to ticks",
@@ -207,9 +224,68 @@ pub fn records() -> Result<(), Failure> {
     Ok(())
 }
 
+/// Entry checks: freshness, kinds, filtering.
+pub fn entry_checks() -> Result<(), Failure> {
+    let entry = |reason: u8, tb: u64| {
+        record::DtlEntry {
+            preempt_reason: reason,
+            timebase: tb,
+            ..Default::default()
+        }
+        .to_be_bytes()
+    };
+    let mut b = [0u8; 5 * ring::ENTRY_SIZE];
+    let tbs = [100u64, 100, 150, 120, 200];
+    let reasons = [2u8, 4, 6, 2, 9];
+    for (i, (&tb, &r)) in tbs.iter().zip(reasons.iter()).enumerate() {
+        b[i * 48..i * 48 + 48].copy_from_slice(&entry(r, tb));
+    }
+    check(entries::timebase(&b[48..]) == 100, "timebase")?;
+    check(
+        entries::fresh_prefix(&b, 50) == (3, 150),
+        "fresh up to the first older entry",
+    )?;
+    check(
+        entries::fresh_prefix(&b, 101) == (0, 101),
+        "nothing before the floor",
+    )?;
+    check(
+        entries::fresh_prefix(&[0u8; 48], 0) == (0, 0),
+        "a zero timebase is never fresh",
+    )?;
+    check(
+        entries::fresh_prefix(&entry(2, 1 << 63), 0).0 == 0,
+        "a negative timebase is never fresh",
+    )?;
+    check(
+        entries::kind(2) == Some(record::DTL_CEDE)
+            && entries::kind(3) == Some(record::DTL_CEDE)
+            && entries::kind(4) == Some(record::DTL_PREEMPT)
+            && entries::kind(6) == Some(record::DTL_FAULT)
+            && entries::kind(1).is_none()
+            && entries::kind(9).is_none(),
+        "kinds",
+    )?;
+    let mut f = b;
+    check(
+        entries::filter_kinds(&mut f, 5, 0) == 5 && f == b,
+        "nothing to drop",
+    )?;
+    check(
+        entries::filter_kinds(&mut f, 5, record::DTL_PREEMPT) == 4,
+        "drop the time-slice entry",
+    )?;
+    check(
+        entries::timebase(&f[48..]) == 150 && entries::timebase(&f[3 * 48..]) == 200,
+        "the others kept in order, unknown kinds too",
+    )?;
+    Ok(())
+}
+
 /// All of the above.
 pub fn all() -> Result<(), Failure> {
     ring_plan()?;
+    entry_checks()?;
     ring_torn()?;
     ring_runs()?;
     aux()?;

@@ -8,6 +8,7 @@ use vpa_dtl_logic::{aux_plan, record, ring, selftest};
 fn shared_table() {
     assert_eq!(selftest::ring_plan(), Ok(()));
     assert_eq!(selftest::ring_torn(), Ok(()));
+    assert_eq!(selftest::entry_checks(), Ok(()));
     assert_eq!(selftest::ring_runs(), Ok(()));
     assert_eq!(selftest::aux(), Ok(()));
     assert_eq!(selftest::records(), Ok(()));
@@ -65,11 +66,12 @@ proptest! {
     }
 
     #[test]
-    fn aux_plan_fits_and_accounts(space in 0usize..100_000, need_header: bool, pending in 0u64..10_000) {
-        let p = aux_plan::plan(space, need_header, pending);
+    fn aux_plan_fits_and_accounts(space in 0usize..100_000, pending in 0u64..10_000) {
+        let p = aux_plan::plan(space, pending);
         prop_assert!(p.bytes() < space.max(1), "leaves a byte free");
         prop_assert_eq!(p.entries + p.dropped, pending);
-        if !p.header && need_header { prop_assert_eq!(p.entries, 0); }
+        // A header exactly when entries follow it: never alone.
+        prop_assert_eq!(p.header, p.entries > 0);
         // Nothing dropped while a whole entry still fits.
         if p.dropped > 0 {
             prop_assert!(space.saturating_sub(1 + p.bytes()) < ring::ENTRY_SIZE);
@@ -91,5 +93,28 @@ proptest! {
         let before = boot + ticks;
         let (est, err) = record::boot_tb_from(before, up_ns, before + win, freq);
         prop_assert!(est.abs_diff(boot) <= err);
+    }
+
+    /// Readings as the kernel's sched_clock makes them (the timebase scaled
+    /// and floored) at random points of random windows: the intersected
+    /// estimate always contains the true boot timebase, and is no wider
+    /// than the best single reading.
+    #[test]
+    fn boot_tb_intersection_contains_the_truth(
+        boot in 0u64..1u64 << 50,
+        reads in prop::collection::vec((0u64..1u64 << 36, 0u64..2_000, 0u64..2_000), 1..12),
+        freq in prop::sample::select(vec![512_000_000u64, 500_000_000, 1_000_000_000, 33_333_333]),
+    ) {
+        let sched = |t: u64| ((t - boot) as u128 * 1_000_000_000 / freq as u128) as u64;
+        let mut i = 0;
+        let (est, err) = record::estimate_boot_tb(|| {
+            let (start, at, win) = reads[i % reads.len()];
+            i += 1;
+            let before = boot + start;
+            (before, sched(before + at.min(win)), before + win)
+        }, freq, reads.len());
+        prop_assert!(est.abs_diff(boot) <= err, "est {} err {} boot {}", est, err, boot);
+        let best = reads.iter().map(|&(_, _, w)| w / 2 + 1).min().unwrap();
+        prop_assert!(err <= best + 2);
     }
 }
