@@ -37,9 +37,14 @@ RPMU_CI_SIZES="FUZZ_OPS=100000 FUZZ_SEED=1 SOAK_LOADS=20 SOAK_HOTPLUG=10 SOAK_TO
 # is shown when it ends.
 ppc_chain() {
 	# One boot for our driver (the upstream C vpa-dtl blacklisted) ...
-	log "guest ppc64le: vpa_dtl (KUnit, validation, lifetime, capture scenarios)"
-	"$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_basic,vpa_dtl_capture build/ppc64le-vpa_dtl.log
+	log "guest ppc64le: vpa_dtl (KUnit, validation, lifetime, capture scenarios, other DTL users)"
+	"$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_basic,vpa_dtl_capture,vpa_dtl_foreign build/ppc64le-vpa_dtl.log
 	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-vpa_dtl.log build/ppc64le-vpa_dtl
+
+	# The kernel's own DTL reader: native cputime accounting (second kernel).
+	log "guest ppc64le-acct: vpa_dtl next to the kernel's steal-time accounting"
+	"$RPMU_TOP/tools/testing/run-guest.sh" ppc64le-acct vpa_dtl_shared build/ppc64le-acct.log
+	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-acct.log build/ppc64le-acct
 
 	# Reliability: the stateful fuzzer and the soak cases at CI size
 	# (make soak runs them at full size).
@@ -106,6 +111,7 @@ arm_chain() {
 log "guests: kernels, perf, modules and userspace for ppc64le and arm64"
 "$RPMU_TOP/scripts/kernel.sh" arm64 >/dev/null
 RPMU_PREPARE_ONLY=1 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_basic build/prepare.log
+RPMU_PREPARE_ONLY=1 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le-acct vpa_dtl_basic build/prepare.log
 RPMU_PREPARE_ONLY=1 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_rust build/prepare.log
 
 # The shipped modules carry no test code: no KUnit suite, no simulator or

@@ -202,9 +202,13 @@ impl VpaDtl {
             None => (0, pending),
             Some(mut out) => {
                 let plan = aux_plan::plan(out.space(), pending);
-                let body = batch.get(..plan.entries as usize * ring::ENTRY_SIZE).unwrap_or(&[]);
+                let body = batch
+                    .get(..plan.entries as usize * ring::ENTRY_SIZE)
+                    .unwrap_or(&[]);
                 let ok = !plan.header
-                    || (out.write(&record::header(self.boot_tb, self.tb_freq)).is_ok()
+                    || (out
+                        .write(&record::header(self.boot_tb, self.tb_freq))
+                        .is_ok()
                         && out.write(body).is_ok());
                 let (written, lost) = if ok {
                     (plan.entries, plan.dropped)

@@ -24,13 +24,13 @@ capture() {
 	rec=$?
 	rmmod dtl_sim
 	dmesg | tail -n +$((l0 + 1)) >/tmp/$name.dmesg
-	timeout "${CAPTURE_T:-60}" perf script -i /tmp/$name.data >/tmp/$name.script 2>/tmp/$name.script.err ||
+	timeout "${CAPTURE_T:-60}" perf script --ns -i /tmp/$name.data >/tmp/$name.script 2>/tmp/$name.script.err ||
 		echo "$name: perf script failed or timed out (status $?)"
 	timeout "${CAPTURE_T:-60}" perf report -D -i /tmp/$name.data 2>/dev/null | grep -a "PERF_RECORD_AUX " >/tmp/$name.aux
 	echo "$name: perf record exit $rec; AUX records $(wc -l </tmp/$name.aux)," \
 		"truncated $(grep -c 'flags: .*T' /tmp/$name.aux), partial $(grep -c 'flags: .*P' /tmp/$name.aux)"
 	timeout "${CAPTURE_T:-60}" /t/dtl_check --label "$name: " --script /tmp/$name.script --dmesg /tmp/$name.dmesg \
-		--seed "$(echo "$simargs" | sed -n 's/.*seed=\([0-9]*\).*/\1/p')" \
+		--seed "$(echo "$simargs" | sed -n 's/.*seed=\([0-9]*\).*/\1/p')" --clock \
 		--captured "$(captured_arg "$c0")" \
 		--lost-overrun $(($(stat_or0 lost_overrun) - o0)) \
 		--lost-aux $(($(stat_or0 lost_aux_full) - a0)) >/tmp/$name.check

@@ -19,6 +19,74 @@ ktap_cases </tmp/overload.check
 ok "overload: losses flagged PARTIAL in AUX records" grep -q "flags: .*P" /tmp/overload.aux
 ok "overload: the driver reported losses" sh -c '! grep -q " lost=0$" /tmp/overload.check'
 
+# Every ring entry is kept: bursts of 120 entries and nothing else, each read
+# by one poll, leave 85 entries (the whole ring) and 35 overwritten.
+capture burst85 "seed=18 rate=0 burst_every=20 burst_len=120" -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 1
+ktap_cases </tmp/burst85.check
+b85=$(sed -n 's/.*injected=\([0-9]*\) captured=\([0-9]*\) lost=\([0-9]*\)$/\1 \2 \3/p' /tmp/burst85.check)
+set -- $b85
+echo "burst85: injected ${1:-?} captured ${2:-?} lost ${3:-?}: kept per 120-entry burst $((${1:-0} > 0 ? ${2:-0} * 120 / ${1:-1} : 0))"
+ok "burst85: 85 of every 120-entry burst kept (the whole ring)" \
+	test -n "${1:-}" -a "${1:-0}" -gt 0 -a "$((${1:-0} % 120))" = 0 -a "$((${2:-0} * 120))" = "$((${1:-0} * 85))"
+
+# A writer on another CPU (the simulator's remote mode, which PHYP's
+# dispatch-time logging rules out): writes race the polls, so slots are
+# rewritten while they are copied. Every torn entry is counted lost and none
+# is decoded: the field-by-field and identity checks hold.
+capture remote "seed=19 rate=12 remote=1 burst_every=7 burst_len=90" -e vpa_dtl/dtl_all/ -c 1000000 -- sleep 2
+ktap_cases </tmp/remote.check
+
+# perf record --switch-output: every output file starts its AUX data with the
+# header record, so each decodes on its own with correct timestamps.
+for how in signal 1s; do
+	rm -f /tmp/sw.data*
+	c0=$(stat_or0 captured) o0=$(stat_or0 lost_overrun) a0=$(stat_or0 lost_aux_full) l0=$(dmesg | wc -l)
+	insmod $M/dtl_sim.ko seed=20 rate=3
+	perf record -q -a -o /tmp/sw.data --switch-output=$how -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 3.5 >/tmp/sw.record 2>&1 &
+	rec=$!
+	if [ $how = signal ]; then
+		for _ in 1 2 3; do sleep 0.8 && kill -USR2 $rec; done
+	fi
+	wait $rec
+	rmmod dtl_sim
+	dmesg | tail -n +$((l0 + 1)) >/tmp/sw.dmesg
+	set --
+	for f in /tmp/sw.data.*; do
+		timeout 60 perf script --ns -i "$f" >"$f.script" 2>/dev/null || echo "perf script $f failed ($?)"
+		set -- "$@" --script "$f.script"
+	done
+	echo "switch-output=$how: $(ls /tmp/sw.data.* | grep -vc script) files"
+	ok "switch-output=$how: several files" test $# -ge 6
+	timeout 60 /t/dtl_check --label "switch-output=$how: " "$@" --dmesg /tmp/sw.dmesg --seed 20 --clock \
+		--captured $(($(stat_or0 captured) - c0)) \
+		--lost-overrun $(($(stat_or0 lost_overrun) - o0)) \
+		--lost-aux $(($(stat_or0 lost_aux_full) - a0)) >/tmp/sw.check
+	ktap_cases </tmp/sw.check
+done
+
+# Next to tracepoints: the simulator writes each entry from an hrtimer
+# callback on the entry's CPU, stamping it with the timebase at that moment,
+# so in perf script's time order every DTL sample must fall between an
+# hrtimer_expire_entry and the following hrtimer_expire_exit on its CPU.
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+T=/sys/kernel/tracing/events/timer
+if [ -r $T/hrtimer_expire_entry/id ]; then
+	te=tracepoint/config=$(cat $T/hrtimer_expire_entry/id)/
+	tx=tracepoint/config=$(cat $T/hrtimer_expire_exit/id)/
+	insmod $M/dtl_sim.ko seed=21 rate=2
+	timeout 60 perf record -q -a -o /tmp/tp.data -e vpa_dtl/dtl_all/ -c 1000000 -e "$te" -e "$tx" -- sleep 1 >/dev/null 2>&1
+	rmmod dtl_sim
+	timeout 60 perf script --ns -i /tmp/tp.data 2>/dev/null | awk -v E="$te:" -v X="$tx:" '
+		match($0, /\[[0-9]+\]/) { cpu = substr($0, RSTART + 1, RLENGTH - 2) }
+		/vpa-dtl:/ { n++; if (state[cpu] != "in") { bad++; if (bad < 4) print "outside a timer callback: " $0 } ; next }
+		index($0, E) { state[cpu] = "in"; next }
+		index($0, X) { state[cpu] = "out" }
+		END { printf "tracepoints: %d DTL samples, %d outside their timer callback\n", n, bad }' >/tmp/tp.out
+	cat /tmp/tp.out
+	ok "next to hrtimer tracepoints: every DTL sample inside its writer's callback" \
+		grep -q "tracepoints: [1-9][0-9]* DTL samples, 0 outside" /tmp/tp.out
+fi
+
 # Disable/enable toggles through perf's control fifo: each enable registers
 # the buffer again (del -> add); the same AUX session continues.
 rm -f /tmp/ctl /tmp/ack

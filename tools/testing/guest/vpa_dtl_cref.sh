@@ -18,3 +18,8 @@ sed -n 's/^not ok [0-9]* /DIFF normal (C reference) fails: /p' /tmp/cref_normal.
 capture cref_overload "seed=13 rate=20 burst_every=5 burst_len=120" -e vpa_dtl/dtl_cede/ -c 1000000 -m 8,1 -- sleep 1
 echo "DIFF overload (C reference): $(tail -n 1 /tmp/cref_overload.check)"
 sed -n 's/^not ok [0-9]* /DIFF overload (C reference) fails: /p' /tmp/cref_overload.check
+
+# Entries kept per 120-entry burst (ours keeps the whole ring, 85): shown.
+capture cref_burst85 "seed=18 rate=0 burst_every=20 burst_len=120" -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 1
+set -- $(sed -n 's/.*injected=\([0-9]*\) captured=\([0-9]*\).*/\1 \2/p' /tmp/cref_burst85.check)
+echo "DIFF burst85 (C reference): injected ${1:-?} decoded ${2:-?}: kept per 120-entry burst $((${1:-0} > 0 ? ${2:-0} * 120 / ${1:-1} : 0))"
