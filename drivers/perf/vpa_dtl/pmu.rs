@@ -179,7 +179,7 @@ impl PmuDriver for VpaDtl {
         d.buf.disable();
         ev.timer_cancel();
         // Whatever was logged before logging stopped is still captured.
-        self.poll(ev);
+        self.poll(ev, false);
         ev.set_hw_state(HwStateBit::Stopped.into());
         self.read(ev);
     }
@@ -202,7 +202,7 @@ impl PmuDriver for VpaDtl {
         if !ev.is_active() || ev.hw_state().contains(HwStateBit::Stopped) {
             return TimerRestart::Stop;
         }
-        let found = self.poll(ev);
+        let found = self.poll(ev, true);
         TimerRestart::After(self.next_period(ev, found))
     }
 

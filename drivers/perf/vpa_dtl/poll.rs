@@ -72,8 +72,9 @@ pub(crate) struct DtlAux;
 impl VpaDtl {
     /// Reads what the hypervisor published since the last poll and writes it
     /// to the AUX area; returns the entries found. Runs on the event's CPU
-    /// with interrupts disabled.
-    pub(crate) fn poll(&self, ev: &Event<Self>) -> u64 {
+    /// with interrupts disabled. `live` is false for the last poll at `stop`,
+    /// after logging was turned off (the enable mask is not checked then).
+    pub(crate) fn poll(&self, ev: &Event<Self>, live: bool) -> u64 {
         let d = ev.data();
         let mut guard = d.reader.lock();
         let r: &mut Reader = &mut guard;
@@ -83,7 +84,7 @@ impl VpaDtl {
             self.count_foreign(ev, r);
             return 0;
         }
-        if !buf.logging_intact(d.mask) {
+        if live && !buf.logging_intact(d.mask) {
             if buf.mode() == Mode::Own {
                 // Another user is taking the log. What is in our ring up to
                 // the published index is still ours: read it this once.
