@@ -61,9 +61,9 @@ pub struct Decoded {
     pub timebase: u64,
     pub dispatch: String,
     pub preempt: String,
-    pub seq: u32,
+    pub enqueue: u32,
     pub ready: u32,
-    pub waiting: u32,
+    pub seq: u32,
     pub processor_id: u16,
     pub ip: u64,
 }
@@ -116,9 +116,9 @@ pub fn parse_script(text: &str) -> Result<Vec<Decoded>, String> {
             timebase: num(l, "timebase:").ok_or_else(bad)?,
             dispatch: field(l, "dispatch_reason:").ok_or_else(bad)?,
             preempt: field(l, "preempt_reason:").ok_or_else(bad)?,
-            seq: num(l2, "enqueue_to_dispatch_time:").ok_or_else(bad)?,
+            enqueue: num(l2, "enqueue_to_dispatch_time:").ok_or_else(bad)?,
             ready: num(l2, "ready_to_enqueue_time:").ok_or_else(bad)?,
-            waiting: num(l2, "waiting_to_ready_time:").ok_or_else(bad)?,
+            seq: num(l2, "waiting_to_ready_time:").ok_or_else(bad)?,
             processor_id,
             ip,
         });
@@ -224,8 +224,9 @@ fn main() {
         let f = gen::fields(seed, d.cpu, d.processor_id, seq, s.mask);
         let ok = DISPATCH[f.dispatch_reason as usize] == d.dispatch
             && PREEMPT[f.preempt_reason as usize] == d.preempt
+            && f.enqueue_to_dispatch_time == d.enqueue
             && f.ready_to_enqueue_time == d.ready
-            && f.waiting_to_ready_time == d.waiting
+            && f.waiting_to_ready_time == d.seq
             && f.srr0 == d.ip
             && f.kind & s.mask != 0;
         if !ok {
@@ -299,7 +300,7 @@ fn main() {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = "         swapper       0 [001]     3.667818:           vpa-dtl: timebase: 9814970217 dispatch_reason:system_reset, preempt_reason:H_CEDE,\nenqueue_to_dispatch_time:12, ready_to_enqueue_time:688297060,waiting_to_ready_time:1384160096, processor_id: 1 c0000000001c389c synchronize_srcu+0x2cc ([kernel.kallsyms])\n";
+    const SAMPLE: &str = "         swapper       0 [001]     3.667818:           vpa-dtl: timebase: 9814970217 dispatch_reason:system_reset, preempt_reason:H_CEDE,\nenqueue_to_dispatch_time:4113, ready_to_enqueue_time:2148,waiting_to_ready_time:12, processor_id: 1 c0000000001c389c synchronize_srcu+0x2cc ([kernel.kallsyms])\n";
 
     #[test]
     fn parses_a_sample() {
@@ -311,8 +312,8 @@ mod tests {
         assert_eq!(d[0].dispatch, "system_reset");
         assert_eq!(d[0].preempt, "H_CEDE");
         assert_eq!(
-            (d[0].seq, d[0].ready, d[0].waiting, d[0].processor_id),
-            (12, 688_297_060, 1_384_160_096, 1)
+            (d[0].enqueue, d[0].ready, d[0].seq, d[0].processor_id),
+            (4113, 2148, 12, 1)
         );
         assert_eq!(d[0].ip, 0xc000_0000_001c_389c);
     }
@@ -339,10 +340,11 @@ mod tests {
         // simulator module from a checker built at another commit.
         let f = gen::fields(7, 0, 0, 0, 1);
         assert_eq!(f.kind, gen::KIND_CEDE);
-        assert_eq!(f.enqueue_to_dispatch_time, 0);
+        assert_eq!(f.waiting_to_ready_time, 0);
         assert_eq!(DISPATCH[f.dispatch_reason as usize], "system_reset");
-        assert_eq!(f.ready_to_enqueue_time, 688_297_060);
-        assert_eq!(f.waiting_to_ready_time, 1_384_160_096);
+        assert_eq!(f.enqueue_to_dispatch_time, 2912);
+        assert_eq!(f.ready_to_enqueue_time, 3172);
+        assert_eq!(gen::steal_ticks(&f), 6084);
     }
 
     #[test]
