@@ -34,9 +34,12 @@
 //!   expected, and only those of the kinds `--keep-mask K` (default 7, the
 //!   kinds the event asked for); `--write-mask M` is the enable mask in
 //!   effect while they were written (default: each session's logged mask),
-//!   used to recompute the fields. Entries of other kinds must have been
-//!   filtered: decoding one is a failure. The identity is then expected =
-//!   captured + lost. Masks are decimal or `0x` hex.
+//!   used to recompute the fields (outside window mode too). Entries of
+//!   other kinds must have been filtered: decoding one is a failure. The
+//!   identity is then expected = captured + lost, where the final line's
+//!   `injected=` is the expected count. Masks are decimal or `0x` hex.
+//!   Entries lost before a CPU's first decoded one fall outside its window:
+//!   a driver that counts them lost fails the identity.
 
 mod check;
 mod clock;
