@@ -7,13 +7,44 @@
 //! `plpar_hcall_norets` sees every `H_REGISTER_VPA` call, so the simulator
 //! learns which buffer a partition registers for which CPU (subfunction 2)
 //! and when it is withdrawn (subfunction 6), whichever driver makes them.
-//! A pinned hrtimer on every CPU then writes entries the way PHYP does: the
+//! A buffer registered before the simulator was loaded is not seen that
+//! way: with `adopt` (the default), at load every CPU whose kernel DTL
+//! buffer (`paca->dispatch_log`, allocated at boot under native cputime
+//! accounting) is enabled (non-zero `dtl_enable_mask`) gets a session on
+//! that buffer, continuing from the index the lppaca publishes (the
+//! kernel's reader keeps its own index equal to it) instead of from 0. The
+//! simulator assumes that buffer is the one registered, so it must be
+//! loaded before another DTL user registers its own.
+//!
+//! A pinned hrtimer per CPU then writes entries the way PHYP does: the
 //! big-endian entry into slot `idx % 85`, a write barrier, then `idx + 1`
 //! into the lppaca's `dtl_idx`; only kinds enabled in `dtl_enable_mask`;
 //! timebase from `mftb`. Field values come from `gen.rs`, which the checker
-//! shares. Each withdrawn registration is logged with the entries written:
+//! shares.
 //!
-//! `dtl_sim: cpu C session: injected N seq A..B mask M`
+//! PHYP writes a vCPU's DTL only while dispatching it, when that vCPU is
+//! not running: a reader on that CPU never races a write. By default each
+//! CPU's timer runs on that CPU and the same holds (the reader cannot run
+//! while the tick writes). With `remote`, CPU C's entries are written by a
+//! timer on the next online CPU after C (with 2 CPUs, each writes the
+//! other's DTL), so writes run concurrently with the readers on C: the
+//! other reading of the interface, which exercises the readers' torn-entry
+//! path.
+//!
+//! Each tick, before writing, reads `local_clock()` between two timebase
+//! reads; a session keeps its tightest such bracket, which lets the checker
+//! compare decoded timestamps with the real clock. Each session (one
+//! registration, or one adopted buffer) is logged when it ends, with the
+//! steal time its entries stand for (`enqueue_to_dispatch_time +
+//! ready_to_enqueue_time`, in timebase ticks, as native accounting adds
+//! it), followed by its clock bracket if it saw a tick:
+//!
+//! `dtl_sim: cpu C session: injected N seq A..B mask M steal S`
+//!
+//! `dtl_sim: cpu C clock: tb T1..T2 ns N`
+//!
+//! and at unload, per CPU, `dtl_sim: cpu C total: injected N steal S`.
+//! Nothing is logged per entry.
 //!
 //! Test code: not a driver. Its state lives in a pinned box the module
 //! owns; the kprobe, the timers and the per-CPU start function find it
@@ -25,9 +56,11 @@ pub mod rpmu;
 #[path = "gen.rs"]
 pub mod gen;
 
-use core::ptr::addr_of_mut;
+mod producer;
+
 use kernel::{prelude::*, types::Opaque};
-use rpmu::{bindings as b, sync::RawSpinLockIrq};
+use producer::{Cpu, Params, Ring};
+use rpmu::bindings as b;
 
 module! {
     type: DtlSim,
@@ -56,63 +89,24 @@ module! {
             default: 120,
             description: "Entries in a burst (the ring holds 85)",
         },
+        adopt: bool {
+            default: true,
+            description: "Also write the kernel's boot-time DTL buffers",
+        },
+        remote: bool {
+            default: false,
+            description: "Write each CPU's DTL from a timer on another CPU",
+        },
     },
 }
-
-const RING: u64 = 85;
-
-/// The module parameters, copied into each CPU's producer.
-#[derive(Clone, Copy)]
-struct Params {
-    seed: u64,
-    rate: u64,
-    period_ns: u64,
-    burst_every: u64,
-    burst_len: u64,
-}
-
-/// The partition's registered DTL buffer, as the hypervisor sees it.
-struct Ring(*mut u8);
-
-// SAFETY: The pointer is a kernel address of the partition's buffer, valid
-// on any CPU; it is only dereferenced under the owning `Cpu`'s lock.
-unsafe impl Send for Ring {}
-
-/// What one CPU's producer knows; behind the CPU's lock.
-struct Session {
-    registered: bool,
-    ring: Ring,
-    idx: u64,
-    seq: u64,
-    session_first: u64,
-    ticks: u64,
-    mask_seen: u8,
-}
-
-/// One CPU's producer: its timer, and its session behind a raw spinlock
-/// (the kprobe can fire under perf's raw context lock, and the timer runs
-/// in hard interrupt context).
-#[pin_data]
-struct Cpu {
-    timer: Opaque<b::hrtimer>,
-    cpu: u32,
-    hwcpu: u16,
-    params: Params,
-    #[pin]
-    s: RawSpinLockIrq<Session>,
-}
-
-// SAFETY: The timer is only touched through the hrtimer API, which does its
-// own locking; the session is behind a lock; the rest is read-only.
-unsafe impl Send for Cpu {}
-// SAFETY: As above.
-unsafe impl Sync for Cpu {}
 
 /// Everything the module owns.
 #[pin_data]
 struct State {
     kp: Opaque<b::kprobe>,
     cpus: KVec<Pin<KBox<Cpu>>>,
+    /// Each CPU's DTL is written from another CPU.
+    remote: bool,
 }
 
 // SAFETY: The kprobe is only touched through the kprobe API after
@@ -120,20 +114,6 @@ struct State {
 unsafe impl Send for State {}
 // SAFETY: As above.
 unsafe impl Sync for State {}
-
-fn end_session(c: &Cpu, s: &mut Session) {
-    if s.registered {
-        pr_info!(
-            "cpu {} session: injected {} seq {}..{} mask {}\n",
-            c.cpu,
-            s.seq - s.session_first,
-            s.session_first,
-            s.seq,
-            s.mask_seen
-        );
-    }
-    s.registered = false;
-}
 
 /// kprobe pre-handler on `plpar_hcall_norets`.
 ///
@@ -157,77 +137,33 @@ unsafe extern "C" fn pre_handler(p: *mut b::kprobe, regs: *mut b::pt_regs) -> c_
     };
     let mut s = c.s.lock();
     if sub == u64::from(b::H_VPA_REG_DTL) {
-        end_session(c, &mut s);
-        s.registered = true;
         // SAFETY: The partition passes the physical address of its buffer.
-        s.ring = Ring(unsafe { b::rpmu_va(arg(3)) }.cast());
-        s.idx = 0;
-        s.session_first = s.seq;
-        s.mask_seen = 0;
+        let ring = Ring(unsafe { b::rpmu_va(arg(3)) }.cast());
+        c.begin(&mut s, ring, 0);
     } else if sub == u64::from(b::H_VPA_DEREG_DTL) {
-        end_session(c, &mut s);
+        c.end(&mut s);
     }
     0
 }
 
-fn produce(c: &Cpu, s: &mut Session, n: u64) {
-    if !s.registered {
-        return;
-    }
-    // SAFETY: `cpu` is a possible CPU; its lppaca lives forever.
-    let lp = unsafe { b::rpmu_lppaca_of(c.cpu as c_int) };
-    // SAFETY: As above; PHYP reads the mask the partition set.
-    let mask = unsafe { core::ptr::read_volatile(addr_of_mut!((*lp).dtl_enable_mask)) } & 7;
-    if mask == 0 {
-        return;
-    }
-    s.mask_seen |= mask;
-    for _ in 0..n {
-        let f = gen::fields(c.params.seed, c.cpu, c.hwcpu, s.seq, mask);
-        // SAFETY: Reads the timebase.
-        let img = gen::image(&f, unsafe { b::rpmu_mftb() });
-        let slot = (s.idx % RING) as usize;
-        // SAFETY: `ring` is the registered 4 KiB buffer; slot * 48 + 48 <= 4080.
-        unsafe {
-            let dst = s.ring.0.add(slot * 48);
-            for (i, byte) in img.iter().enumerate() {
-                core::ptr::write_volatile(dst.add(i), *byte);
-            }
-            kernel::sync::barrier::smp_mb(kernel::sync::barrier::Write);
-        }
-        s.idx += 1;
-        s.seq += 1;
-        // SAFETY: `lp` is valid; the index is published after the entry.
-        unsafe { core::ptr::write_volatile(addr_of_mut!((*lp).dtl_idx), s.idx.to_be()) };
-    }
+/// Whether `cpu` is online.
+fn online(cpu: u32) -> bool {
+    kernel::cpu::CpuId::from_u32(cpu).is_some_and(rpmu::cpu::is_online)
 }
 
-/// Producer tick.
-///
-/// # Safety
-///
-/// `t` must be the `timer` of a live `Cpu`.
-unsafe extern "C" fn tick(t: *mut b::hrtimer) -> b::hrtimer_restart {
-    // SAFETY: `t` is the `timer` of a live `Cpu` (timers are cancelled
-    // before the CPUs are freed).
-    let c = unsafe { &*kernel::container_of!(t.cast::<Opaque<b::hrtimer>>(), Cpu, timer) };
-    let p = c.params;
-    {
-        let mut s = c.s.lock();
-        s.ticks += 1;
-        let burst = if p.burst_every > 0 && s.ticks % p.burst_every == 0 {
-            p.burst_len
-        } else {
-            0
-        };
-        produce(c, &mut s, p.rate + burst);
+/// The CPU whose timer writes `cpu`'s DTL: `cpu` itself, or with `remote`
+/// the next online CPU after it (cyclically; itself if it is alone).
+fn writer_of(cpu: u32, ncpus: u32, remote: bool) -> u32 {
+    if !remote {
+        return cpu;
     }
-    // SAFETY: Called from the timer's own callback.
-    unsafe { b::rpmu_hrtimer_forward_now(t, p.period_ns) };
-    b::hrtimer_restart_HRTIMER_RESTART
+    (1..=ncpus)
+        .map(|i| (cpu + i) % ncpus)
+        .find(|&o| online(o))
+        .unwrap_or(cpu)
 }
 
-/// Starts this CPU's producer timer, pinned.
+/// Starts, pinned to this CPU, the timers of the online CPUs it writes for.
 ///
 /// # Safety
 ///
@@ -236,40 +172,35 @@ unsafe extern "C" fn start_local(info: *mut c_void) {
     // SAFETY: Guaranteed by the caller.
     let st = unsafe { &*info.cast::<State>() };
     // SAFETY: Runs on each CPU via on_each_cpu.
-    let cpu = unsafe { b::rpmu_smp_processor_id() } as usize;
-    if let Some(c) = st.cpus.get(cpu) {
-        // SAFETY: Set up when the `Cpu` was created; pinned to this CPU.
-        unsafe { b::rpmu_hrtimer_start(c.timer.get(), c.params.period_ns, true) };
+    let this = unsafe { b::rpmu_smp_processor_id() } as u32;
+    let ncpus = st.cpus.len() as u32;
+    for c in st.cpus.iter() {
+        if online(c.cpu) && writer_of(c.cpu, ncpus, st.remote) == this {
+            c.start_timer_here();
+        }
     }
 }
 
-fn new_cpu(cpu: u32, params: Params) -> Result<Pin<KBox<Cpu>>> {
-    // SAFETY: `cpu` is below nr_cpu_ids; its paca is set up at boot.
-    let hwcpu = unsafe { b::rpmu_hard_smp_processor_id(cpu as c_int) } as u16;
-    let c = KBox::pin_init(
-        pin_init!(Cpu {
-            timer: Opaque::zeroed(),
-            cpu,
-            hwcpu,
-            params,
-            s <- new_raw_spinlock_irq!(
-                Session {
-                    registered: false,
-                    ring: Ring(core::ptr::null_mut()),
-                    idx: 0,
-                    seq: 0,
-                    session_first: 0,
-                    ticks: 0,
-                    mask_seen: 0,
-                },
-                "dtl_sim_cpu"
-            ),
-        }),
-        GFP_KERNEL,
-    )?;
-    // SAFETY: The timer is pinned in the box and not started yet.
-    unsafe { b::rpmu_hrtimer_setup(c.timer.get(), Some(tick)) };
-    Ok(c)
+/// Starts a session on each enabled boot-time buffer of the kernel
+/// (native cputime accounting) of an online CPU (an offline CPU's buffer is
+/// deregistered) that no registration since load replaced. Returns how
+/// many.
+fn adopt(st: &State) -> u32 {
+    let mut n = 0;
+    for c in st.cpus.iter() {
+        // SAFETY: `cpu` is a possible CPU; its paca lives forever.
+        let log = unsafe { b::rpmu_dispatch_log(c.cpu as c_int) };
+        if log.is_null() || c.enable_mask() == 0 || !online(c.cpu) {
+            continue;
+        }
+        let mut s = c.s.lock();
+        if !s.registered() {
+            let idx = c.published_index();
+            c.begin(&mut s, Ring(log.cast()), idx);
+            n += 1;
+        }
+    }
+    n
 }
 
 struct DtlSim {
@@ -284,16 +215,19 @@ impl kernel::Module for DtlSim {
             period_ns: u64::from(module_parameters::period_us.value()).max(50) * 1000,
             burst_every: u64::from(module_parameters::burst_every.value()),
             burst_len: u64::from(module_parameters::burst_len.value()),
+            adopt: module_parameters::adopt.value(),
+            remote: module_parameters::remote.value(),
         };
         let ncpus = kernel::cpu::nr_cpu_ids();
         let mut cpus = KVec::with_capacity(ncpus as usize, GFP_KERNEL)?;
         for cpu in 0..ncpus {
-            cpus.push(new_cpu(cpu, params)?, GFP_KERNEL)?;
+            cpus.push(Cpu::new(cpu, params)?, GFP_KERNEL)?;
         }
         let state = KBox::pin_init(
             pin_init!(State {
                 kp: Opaque::zeroed(),
                 cpus,
+                remote: params.remote,
             }),
             GFP_KERNEL,
         )?;
@@ -309,17 +243,23 @@ impl kernel::Module for DtlSim {
             pr_err!("register_kprobe(plpar_hcall_norets) failed: {}\n", rc);
             return Err(Error::from_errno(rc));
         }
+        // After the kprobe: a registration from now on replaces an adopted
+        // buffer, and one already seen is not adopted over.
+        let adopted = if params.adopt { adopt(&state) } else { 0 };
         let info = core::ptr::from_ref::<State>(&state).cast_mut().cast();
         // SAFETY: `info` is the pinned state, alive until `Drop`, which
         // cancels the timers started here.
         unsafe { b::rpmu_on_each_cpu(Some(start_local), info) };
         pr_info!(
-            "producing {} entries every {} us per CPU (burst {} every {} ticks), seed {}\n",
+            "producing {} entries every {} us per CPU (burst {} every {} ticks), seed {}, \
+             {} boot-time buffers adopted, {} writers\n",
             params.rate,
             params.period_ns / 1000,
             params.burst_len,
             params.burst_every,
-            params.seed
+            params.seed,
+            adopted,
+            if params.remote { "remote" } else { "local" }
         );
         Ok(DtlSim { state })
     }
@@ -330,11 +270,10 @@ impl Drop for DtlSim {
         // SAFETY: Registered in `init`; after this no handler runs.
         unsafe { b::unregister_kprobe(self.state.kp.get()) };
         for c in self.state.cpus.iter() {
-            // SAFETY: Set up in `new_cpu`; cancel waits for a running callback.
-            unsafe { b::hrtimer_cancel(c.timer.get()) };
+            c.cancel_timer();
             let mut s = c.s.lock();
-            end_session(c, &mut s);
-            pr_info!("cpu {} total: injected {}\n", c.cpu, s.seq);
+            c.end(&mut s);
+            c.log_total(&s);
         }
     }
 }

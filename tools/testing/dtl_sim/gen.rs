@@ -7,8 +7,13 @@
 //! Entry number `seq` of CPU `cpu` is a pure function of `(seed, cpu, seq,
 //! enable mask)`, except its timebase, which is the real timebase when the
 //! entry is written. `seq` counts the entries written for that CPU since the
-//! simulator was loaded and is stored in `enqueue_to_dispatch_time`, so the
-//! checker knows exactly which entries are missing.
+//! simulator was loaded and is stored in `waiting_to_ready_time` (low 31
+//! bits), so the checker knows exactly which entries are missing.
+//!
+//! `enqueue_to_dispatch_time` and `ready_to_enqueue_time` are the two times
+//! the kernel adds up as steal time (native cputime accounting reads the same
+//! buffers); each is below [`STEAL_FIELD_LIMIT`] timebase ticks (10 us at
+//! QEMU's 512 MHz), so that a simulated run shows realistic steal time.
 
 /// Enable-mask bits: voluntary cede, time-slice preempt, page fault.
 pub const KIND_CEDE: u8 = 0x1;
@@ -16,6 +21,10 @@ pub const KIND_CEDE: u8 = 0x1;
 pub const KIND_PREEMPT: u8 = 0x2;
 /// Page fault.
 pub const KIND_FAULT: u8 = 0x4;
+
+/// Bound (exclusive) of `enqueue_to_dispatch_time` and
+/// `ready_to_enqueue_time`, in timebase ticks: 10 us at 512 MHz.
+pub const STEAL_FIELD_LIMIT: u32 = 5120;
 
 /// `preempt_reason` values perf's decoder names for each kind.
 pub fn preempt_reason(kind: u8) -> u8 {
@@ -49,11 +58,12 @@ pub struct Fields {
     pub preempt_reason: u8,
     /// `processor_id`: the CPU's hardware id.
     pub processor_id: u16,
-    /// `enqueue_to_dispatch_time`: the sequence number (low 31 bits).
+    /// `enqueue_to_dispatch_time`, below [`STEAL_FIELD_LIMIT`].
     pub enqueue_to_dispatch_time: u32,
-    /// `ready_to_enqueue_time`, below 2^31 (perf prints it as `%d`).
+    /// `ready_to_enqueue_time`, below [`STEAL_FIELD_LIMIT`].
     pub ready_to_enqueue_time: u32,
-    /// `waiting_to_ready_time`, below 2^31.
+    /// `waiting_to_ready_time`: the sequence number (low 31 bits; perf
+    /// prints it as `%d`).
     pub waiting_to_ready_time: u32,
     /// `fault_addr`: non-zero for page faults only.
     pub fault_addr: u64,
@@ -82,9 +92,9 @@ pub fn fields(seed: u64, cpu: u32, hwcpu: u16, seq: u64, mask: u8) -> Fields {
         dispatch_reason: (h(seed, cpu, seq, 1) % 11) as u8,
         preempt_reason: preempt_reason(kind),
         processor_id: hwcpu,
-        enqueue_to_dispatch_time: (seq & 0x7fff_ffff) as u32,
-        ready_to_enqueue_time: (h(seed, cpu, seq, 2) & 0x7fff_ffff) as u32,
-        waiting_to_ready_time: (h(seed, cpu, seq, 3) & 0x7fff_ffff) as u32,
+        enqueue_to_dispatch_time: (h(seed, cpu, seq, 3) % u64::from(STEAL_FIELD_LIMIT)) as u32,
+        ready_to_enqueue_time: (h(seed, cpu, seq, 2) % u64::from(STEAL_FIELD_LIMIT)) as u32,
+        waiting_to_ready_time: seq_field(seq),
         fault_addr: if kind == KIND_FAULT {
             h(seed, cpu, seq, 4) & !0xfff
         } else {
@@ -93,6 +103,18 @@ pub fn fields(seed: u64, cpu: u32, hwcpu: u16, seq: u64, mask: u8) -> Fields {
         srr0: 0xc000_0000_0000_0000 | (h(seed, cpu, seq, 5) & 0x00ff_fffc),
         srr1: h(seed, cpu, seq, 6),
     }
+}
+
+/// The value stored for sequence number `seq`: its low 31 bits.
+pub fn seq_field(seq: u64) -> u32 {
+    (seq & 0x7fff_ffff) as u32
+}
+
+/// The steal time an entry stands for, in timebase ticks: what the kernel's
+/// native accounting adds up, `enqueue_to_dispatch_time +
+/// ready_to_enqueue_time`.
+pub fn steal_ticks(f: &Fields) -> u64 {
+    u64::from(f.enqueue_to_dispatch_time) + u64::from(f.ready_to_enqueue_time)
 }
 
 /// The big-endian memory image of an entry with these fields and timebase.

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The whole check on synthetic captures: what perf would print for entries
+//! the simulator wrote, and the simulator's log lines.
+
+use super::*;
+use crate::script::{DISPATCH, PREEMPT};
+use std::collections::BTreeMap;
+
+const SEED: u64 = 9;
+/// Timebase of sequence number 0; one entry per microsecond (512 ticks).
+const TB0: u64 = 512_000_000;
+
+fn tb(seq: u64) -> u64 {
+    TB0 + 512 * seq
+}
+
+/// perf script's two lines for entry `seq` of `cpu` written under `mask`,
+/// decoded `skew_ns` off the true time, printed in ns or us.
+fn sample(cpu: u32, seq: u64, mask: u8, skew_ns: u64, ns: bool) -> String {
+    let f = gen::fields(SEED, cpu, cpu as u16, seq, mask);
+    // boot_tb 0: the true time is the timebase in ns.
+    let t = tb(seq) * 1_000_000_000 / 512_000_000 + skew_ns;
+    let time = if ns {
+        format!("{}.{:09}", t / 1_000_000_000, t % 1_000_000_000)
+    } else {
+        format!("{}.{:06}", t / 1_000_000_000, t % 1_000_000_000 / 1000)
+    };
+    format!(
+        "  swapper  0 [{cpu:03}]  {time}:  vpa-dtl: timebase: {} dispatch_reason:{}, preempt_reason:{},\n\
+         enqueue_to_dispatch_time:{}, ready_to_enqueue_time:{},waiting_to_ready_time:{}, processor_id: {cpu} {:x} f+0x0 ([kernel.kallsyms])\n",
+        tb(seq),
+        DISPATCH[f.dispatch_reason as usize],
+        PREEMPT[f.preempt_reason as usize],
+        f.enqueue_to_dispatch_time,
+        f.ready_to_enqueue_time,
+        f.waiting_to_ready_time,
+        f.srr0
+    )
+}
+
+/// One session per CPU, seq `0..n`, under `mask`, with a clock bracket of 8
+/// ticks around timebase `TB0` (local_clock = timebase in ns).
+fn dmesg(cpus: u32, n: u64, mask: u8) -> String {
+    let mut s = String::new();
+    for cpu in 0..cpus {
+        s += &format!(
+            "[ 5.1] dtl_sim: cpu {cpu} session: injected {n} seq 0..{n} mask {mask} steal 123\n"
+        );
+        s += &format!(
+            "[ 5.1] dtl_sim: cpu {cpu} clock: tb {}..{} ns 1000000004\n",
+            TB0 - 4,
+            TB0 + 4
+        );
+    }
+    s
+}
+
+fn check(files: &[(&str, String)], extra: &[&str]) -> Ktap {
+    let fs: BTreeMap<String, String> = files
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.clone()))
+        .collect();
+    let mut args: Vec<String> = vec!["dtl_check".into()];
+    for (n, _) in files.iter().filter(|(n, _)| *n != "dmesg") {
+        args.extend(["--script".into(), n.to_string()]);
+    }
+    args.extend(
+        [
+            "--dmesg",
+            "dmesg",
+            "--seed",
+            "9",
+            "--captured",
+            "auto",
+            "--lost-aux",
+            "0",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    if !extra.contains(&"--lost-overrun") {
+        args.extend(["--lost-overrun".into(), "0".into()]);
+    }
+    args.extend(extra.iter().map(|s| s.to_string()));
+    run(&args, |p| fs[p].clone())
+}
+
+fn script(cpu: u32, seqs: impl Iterator<Item = u64>, mask: u8, skew: u64, ns: bool) -> String {
+    seqs.map(|q| sample(cpu, q, mask, skew, ns)).collect()
+}
+
+#[test]
+fn options() {
+    let a: Vec<String> = ["x", "--script", "a", "--clock", "--script", "b"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(args_of(&a, "--script"), ["a", "b"]);
+    assert_eq!(arg(&a, "--script").as_deref(), Some("a"));
+    assert_eq!(
+        (parse_mask("0x6"), parse_mask("5"), parse_mask("0xz")),
+        (Some(6), Some(5), None)
+    );
+}
+
+#[test]
+fn complete_capture_with_clock() {
+    let all = script(0, 0..100, 1, 0, true) + &script(1, 0..100, 1, 0, false);
+    let k = check(
+        &[("s", all.clone()), ("dmesg", dmesg(2, 100, 1))],
+        &["--clock"],
+    );
+    assert_eq!(k.failed, 0, "{}", k.out);
+    assert!(k
+        .out
+        .contains("\ntimestamp error: max 0 ns over 200 entries (bracket 16 ns)\n"));
+    assert!(k
+        .out
+        .contains("ok 4 timestamps within 1000 ns of the simulator's clock\n"));
+    assert!(
+        k.out.ends_with("injected=200 captured=200 lost=0\n"),
+        "{}",
+        k.out
+    );
+    // Without --clock, the output is as before.
+    let k = check(&[("s", all), ("dmesg", dmesg(2, 100, 1))], &[]);
+    assert_eq!((k.failed, k.n), (0, 6));
+    assert!(!k.out.contains("timestamp"));
+}
+
+#[test]
+fn timestamps_off_by_more_than_a_microsecond_fail() {
+    let k = check(
+        &[
+            ("s", script(0, 0..10, 1, 1500, true)),
+            ("dmesg", dmesg(1, 10, 1)),
+        ],
+        &["--clock"],
+    );
+    assert_eq!(k.failed, 1, "{}", k.out);
+    assert!(k.out.contains("not ok 4 timestamps within 1000 ns"));
+    // 1500 ns late, the bracket reaching 12 ns past the true time.
+    assert!(
+        k.out
+            .contains("timestamp error: max 1488 ns over 10 entries"),
+        "{}",
+        k.out
+    );
+}
+
+#[test]
+fn several_scripts() {
+    let d = dmesg(1, 30, 1);
+    let first = script(0, 0..10, 1, 0, true);
+    // The second file decoded 5 us off (say, without its boot record).
+    let second = script(0, 10..20, 1, 5000, true);
+    let third = script(0, 20..30, 1, 0, false);
+    let k = check(
+        &[
+            ("a", first.clone()),
+            ("b", second),
+            ("c", third.clone()),
+            ("dmesg", d.clone()),
+        ],
+        &["--clock"],
+    );
+    assert!(
+        k.out
+            .contains("ok 4 no entry appears in two perf.data files\n"),
+        "{}",
+        k.out
+    );
+    assert!(k.out.contains("\nok 5 1 (a): timestamps within"));
+    assert!(k.out.contains("\nnot ok 6 2 (b): timestamps within"));
+    assert!(k.out.contains("\nok 7 3 (c): timestamps within"));
+    assert!(k
+        .out
+        .contains("2 (b): timestamp error: max 4988 ns over 10 entries"));
+    // In the union, time goes back from the second file to the third.
+    assert!(k
+        .out
+        .contains("not ok 3 entries appear once, in order, per CPU\n# cpu 0: seq 19 then 20"));
+    assert_eq!(k.failed, 2);
+    // An entry in two files.
+    let overlap = script(0, 9..20, 1, 0, true);
+    let k = check(
+        &[("a", first), ("b", overlap), ("c", third), ("dmesg", d)],
+        &[],
+    );
+    assert!(
+        k.out.contains(
+            "not ok 4 no entry appears in two perf.data files\n# cpu 0 seq 9 in scripts 1 and 2"
+        ),
+        "{}",
+        k.out
+    );
+}
+
+#[test]
+fn window_of_a_shared_ring() {
+    // The hypervisor wrote cedes and preempts (0x3) from seq 0 to 400; the
+    // event asked for cedes and read from the 50th entry to the 350th,
+    // losing 7 of them.
+    let cedes: Vec<u64> = (50..350)
+        .filter(|&q| gen::fields(SEED, 0, 0, q, 3).kind == gen::KIND_CEDE)
+        .collect();
+    let (lo, hi) = (cedes[0], *cedes.last().unwrap());
+    let kept = cedes
+        .iter()
+        .copied()
+        .filter(|q| !(100..150).contains(q) || q % 7 != 0);
+    let lost = cedes.len() - kept.clone().count();
+    assert!(lost > 0);
+    let s = script(0, kept.clone(), 3, 0, true);
+    // The session logged 0x7: another reader enabled faults later on.
+    let d = dmesg(1, 400, 7);
+    let lost_s = lost.to_string();
+    let opts = [
+        "--window",
+        "--keep-mask",
+        "0x1",
+        "--write-mask",
+        "3",
+        "--lost-overrun",
+        &lost_s,
+    ];
+    let k = check(&[("s", s.clone()), ("dmesg", d.clone())], &opts);
+    assert_eq!(k.failed, 0, "{}", k.out);
+    assert!(k.out.contains(&format!(
+        "window: cpu 0 seq {lo}..={hi} written {}",
+        hi - lo + 1
+    )));
+    assert!(k
+        .out
+        .contains("ok 3 every decoded entry is of a kind the event asked for\n"));
+    assert!(k.out.ends_with(&format!(
+        "injected={} captured={} lost={lost}\n",
+        cedes.len(),
+        cedes.len() - lost
+    )));
+    // The whole-run identity does not hold for such a reader.
+    let k = check(
+        &[("s", s.clone()), ("dmesg", d.clone())],
+        &["--write-mask", "3", "--lost-overrun", &lost_s],
+    );
+    assert!(
+        k.out
+            .contains("not ok 5 injected = captured + reported lost"),
+        "{}",
+        k.out
+    );
+    // A preempt in the capture of a cede event.
+    let p = (lo..hi)
+        .find(|&q| gen::fields(SEED, 0, 0, q, 3).kind == gen::KIND_PREEMPT)
+        .unwrap();
+    let mut seqs: Vec<u64> = kept.chain([p]).collect();
+    seqs.sort();
+    let k = check(
+        &[("s", script(0, seqs.into_iter(), 3, 0, true)), ("dmesg", d)],
+        &opts,
+    );
+    assert!(
+        k.out
+            .contains("not ok 3 every decoded entry is of a kind the event asked for"),
+        "{}",
+        k.out
+    );
+}

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! One CPU's simulated hypervisor: the session of the buffer registered for
+//! it, the timer that writes entries into it, and the session's log lines.
+
+use crate::gen;
+use crate::rpmu::{bindings as b, pseries, sync::RawSpinLockIrq};
+use core::ptr::addr_of_mut;
+use kernel::{prelude::*, types::Opaque};
+
+/// Entries in a DTL buffer.
+const RING: u64 = 85;
+
+/// The module parameters, copied into each CPU's producer.
+#[derive(Clone, Copy)]
+pub(crate) struct Params {
+    /// Seed of the entry generator.
+    pub(crate) seed: u64,
+    /// Entries per tick.
+    pub(crate) rate: u64,
+    /// Tick period.
+    pub(crate) period_ns: u64,
+    /// Every this many ticks add a burst (0: never).
+    pub(crate) burst_every: u64,
+    /// Entries in a burst.
+    pub(crate) burst_len: u64,
+    /// Adopt the kernel's boot-time buffers at load.
+    pub(crate) adopt: bool,
+    /// Write each CPU's DTL from a timer on another CPU.
+    pub(crate) remote: bool,
+}
+
+/// A partition's registered DTL buffer, as the hypervisor sees it.
+pub(crate) struct Ring(pub(crate) *mut u8);
+
+// SAFETY: The pointer is a kernel address of the partition's buffer, valid
+// on any CPU; it is only dereferenced under the owning `Cpu`'s lock.
+unsafe impl Send for Ring {}
+
+/// `local_clock()` read `ns` between the timebase reads `tb_before` and
+/// `tb_after`.
+#[derive(Clone, Copy)]
+struct Bracket {
+    tb_before: u64,
+    ns: u64,
+    tb_after: u64,
+}
+
+impl Bracket {
+    fn width(&self) -> u64 {
+        self.tb_after.wrapping_sub(self.tb_before)
+    }
+}
+
+/// What one CPU's producer knows; behind the CPU's lock.
+pub(crate) struct Session {
+    registered: bool,
+    ring: Ring,
+    idx: u64,
+    seq: u64,
+    session_first: u64,
+    ticks: u64,
+    mask_seen: u8,
+    /// Steal time (timebase ticks) of this session's entries.
+    steal: u64,
+    /// Steal time of all entries written since load.
+    steal_total: u64,
+    /// This session's tightest clock bracket.
+    clock: Option<Bracket>,
+}
+
+impl Session {
+    /// Whether a buffer is registered (and being written).
+    pub(crate) fn registered(&self) -> bool {
+        self.registered
+    }
+}
+
+/// One CPU's producer: its timer, and its session behind a raw spinlock
+/// (the kprobe can fire under perf's raw context lock, and the timer runs
+/// in hard interrupt context).
+#[pin_data]
+pub(crate) struct Cpu {
+    timer: Opaque<b::hrtimer>,
+    pub(crate) cpu: u32,
+    pub(crate) hwcpu: u16,
+    params: Params,
+    #[pin]
+    pub(crate) s: RawSpinLockIrq<Session>,
+}
+
+// SAFETY: The timer is only touched through the hrtimer API, which does its
+// own locking; the session is behind a lock; the rest is read-only.
+unsafe impl Send for Cpu {}
+// SAFETY: As above.
+unsafe impl Sync for Cpu {}
+
+impl Cpu {
+    /// Creates the producer of `cpu`; its timer is set up, not started.
+    pub(crate) fn new(cpu: u32, params: Params) -> Result<Pin<KBox<Cpu>>> {
+        // SAFETY: `cpu` is below nr_cpu_ids; its paca is set up at boot.
+        let hwcpu = unsafe { b::rpmu_hard_smp_processor_id(cpu as c_int) } as u16;
+        let c = KBox::pin_init(
+            pin_init!(Cpu {
+                timer: Opaque::zeroed(),
+                cpu,
+                hwcpu,
+                params,
+                s <- crate::rpmu::sync::new_raw_spinlock_irq!(
+                    Session {
+                        registered: false,
+                        ring: Ring(core::ptr::null_mut()),
+                        idx: 0,
+                        seq: 0,
+                        session_first: 0,
+                        ticks: 0,
+                        mask_seen: 0,
+                        steal: 0,
+                        steal_total: 0,
+                        clock: None,
+                    },
+                    "dtl_sim_cpu"
+                ),
+            }),
+            GFP_KERNEL,
+        )?;
+        // SAFETY: The timer is pinned in the box and not started yet.
+        unsafe { b::rpmu_hrtimer_setup(c.timer.get(), Some(tick)) };
+        Ok(c)
+    }
+
+    /// Starts the producer's timer, pinned to the calling CPU.
+    pub(crate) fn start_timer_here(&self) {
+        // SAFETY: Set up in `new`; the timer lives until `cancel_timer`.
+        unsafe { b::rpmu_hrtimer_start(self.timer.get(), self.params.period_ns, true) };
+    }
+
+    /// Stops the producer's timer, waiting for a running tick.
+    pub(crate) fn cancel_timer(&self) {
+        // SAFETY: Set up in `new`; cancel waits for a running callback.
+        unsafe { b::hrtimer_cancel(self.timer.get()) };
+    }
+
+    fn lppaca(&self) -> *mut b::lppaca {
+        // SAFETY: `cpu` is a possible CPU; its lppaca lives forever.
+        unsafe { b::rpmu_lppaca_of(self.cpu as c_int) }
+    }
+
+    /// The enable mask the partition set (PHYP reads it at each event).
+    pub(crate) fn enable_mask(&self) -> u8 {
+        // SAFETY: The lppaca is valid (see `lppaca`); a byte read.
+        unsafe { core::ptr::read_volatile(addr_of_mut!((*self.lppaca()).dtl_enable_mask)) }
+    }
+
+    /// The index published in the lppaca.
+    pub(crate) fn published_index(&self) -> u64 {
+        // SAFETY: The lppaca is valid (see `lppaca`); the index is big-endian.
+        u64::from_be(unsafe { core::ptr::read_volatile(addr_of_mut!((*self.lppaca()).dtl_idx)) })
+    }
+
+    /// Starts a session on `ring`, first writing at index `idx`; ends the
+    /// current one.
+    pub(crate) fn begin(&self, s: &mut Session, ring: Ring, idx: u64) {
+        self.end(s);
+        s.registered = true;
+        s.ring = ring;
+        s.idx = idx;
+        s.session_first = s.seq;
+        s.mask_seen = 0;
+        s.steal = 0;
+        s.clock = None;
+    }
+
+    /// Ends the current session, if any, and logs it.
+    pub(crate) fn end(&self, s: &mut Session) {
+        if !s.registered {
+            return;
+        }
+        pr_info!(
+            "cpu {} session: injected {} seq {}..{} mask {} steal {}\n",
+            self.cpu,
+            s.seq - s.session_first,
+            s.session_first,
+            s.seq,
+            s.mask_seen,
+            s.steal
+        );
+        if let Some(c) = s.clock {
+            pr_info!(
+                "cpu {} clock: tb {}..{} ns {}\n",
+                self.cpu,
+                c.tb_before,
+                c.tb_after,
+                c.ns
+            );
+        }
+        s.registered = false;
+    }
+
+    /// Logs the totals since load.
+    pub(crate) fn log_total(&self, s: &Session) {
+        pr_info!(
+            "cpu {} total: injected {} steal {}\n",
+            self.cpu,
+            s.seq,
+            s.steal_total
+        );
+    }
+
+    fn produce(&self, s: &mut Session, n: u64) {
+        if !s.registered {
+            return;
+        }
+        let (tb_before, ns, tb_after) = pseries::clock_sample();
+        let b = Bracket {
+            tb_before,
+            ns,
+            tb_after,
+        };
+        match s.clock {
+            Some(c) if c.width() <= b.width() => {}
+            _ => s.clock = Some(b),
+        }
+        let lp = self.lppaca();
+        let mask = self.enable_mask() & 7;
+        if mask == 0 {
+            return;
+        }
+        s.mask_seen |= mask;
+        for _ in 0..n {
+            let f = gen::fields(self.params.seed, self.cpu, self.hwcpu, s.seq, mask);
+            let img = gen::image(&f, pseries::timebase());
+            let slot = (s.idx % RING) as usize;
+            // SAFETY: `ring` is the registered 4 KiB buffer; slot * 48 + 48 <= 4080.
+            unsafe {
+                let dst = s.ring.0.add(slot * 48);
+                for (i, byte) in img.iter().enumerate() {
+                    core::ptr::write_volatile(dst.add(i), *byte);
+                }
+                kernel::sync::barrier::smp_mb(kernel::sync::barrier::Write);
+            }
+            s.idx += 1;
+            s.seq += 1;
+            s.steal += gen::steal_ticks(&f);
+            s.steal_total += gen::steal_ticks(&f);
+            // SAFETY: `lp` is valid; the index is published after the entry.
+            unsafe { core::ptr::write_volatile(addr_of_mut!((*lp).dtl_idx), s.idx.to_be()) };
+        }
+    }
+}
+
+/// Producer tick.
+///
+/// # Safety
+///
+/// `t` must be the `timer` of a live `Cpu`.
+unsafe extern "C" fn tick(t: *mut b::hrtimer) -> b::hrtimer_restart {
+    // SAFETY: `t` is the `timer` of a live `Cpu` (timers are cancelled
+    // before the CPUs are freed).
+    let c = unsafe { &*kernel::container_of!(t.cast::<Opaque<b::hrtimer>>(), Cpu, timer) };
+    let p = c.params;
+    {
+        let mut s = c.s.lock();
+        s.ticks += 1;
+        let burst = if p.burst_every > 0 && s.ticks % p.burst_every == 0 {
+            p.burst_len
+        } else {
+            0
+        };
+        c.produce(&mut s, p.rate + burst);
+    }
+    // SAFETY: Called from the timer's own callback.
+    unsafe { b::rpmu_hrtimer_forward_now(t, p.period_ns) };
+    b::hrtimer_restart_HRTIMER_RESTART
+}
