@@ -37,13 +37,22 @@ KNOWN = {
     # and which has no ring mapping of its own does refcount_inc() on its
     # mmap_count of 0 (perf_mmap_rb() refuses the same alias with -EBUSY).
     "perf_mmap_aux alias": re.compile(r"refcount_t: addition on 0.*perf_mmap\+", re.S),
+    # Linux 7.3.4 arch/powerpc/platforms/pseries: /proc/powerpc/vcpudispatch_stats
+    # takes dtl_access_lock (an rw_semaphore) in one write(2) and releases it
+    # in another, and debugfs dtl holds it from open to release: lockdep
+    # reports a lock held on return to user space, and switches itself off.
+    "dtl_access_lock": re.compile(r"lock held when returning to user space.*dtl_access_lock", re.S),
 }
+
+# Known reports after which lockdep is off for the rest of the boot.
+KNOWN_LOCKDEP_OFF = {"dtl_access_lock"}
 
 
 def split_known(run):
     """Removes the bracketed known-report segments from `run`; returns the
-    rest and the notes for the segments removed."""
+    rest, the notes for the segments removed and the labels removed."""
     notes = []
+    labels = set()
     pat = re.compile(r"rpmu: known upstream report begin: ([^\n]*)\n(.*?)rpmu: known upstream report end", re.S)
 
     def repl(m):
@@ -53,9 +62,10 @@ def split_known(run):
             return seg
         first = next((l.strip() for l in seg.splitlines() if BAD.search(l)), "none")
         notes.append(f"  note: known upstream report ({label}), not counted: {first}")
+        labels.add(label)
         return ""
 
-    return pat.sub(repl, run), notes
+    return pat.sub(repl, run), notes, labels
 
 
 def between(text, begin, end):
@@ -115,9 +125,16 @@ def main():
     for line in boot_bad[:10]:
         print(f"  boot-time kernel report: {line}")
     results.append((f"{name}: no kernel reports at boot (detectors on)", "FAIL" if boot_bad else "PASS"))
-    run, notes = split_known(run)
+    run, notes, labels = split_known(run)
     for n in notes:
         print(n)
+    # A known upstream lockdep report switched lockdep off (the guest runs
+    # such cases last): "lockdep still on" cannot hold.
+    if labels & KNOWN_LOCKDEP_OFF:
+        for i, (case, status) in enumerate(results):
+            if case.endswith("lockdep still on at the end of the run (debug_locks = 1)") and status != "PASS":
+                print(f"  note: {case}: skipped, lockdep was switched off by a known upstream report")
+                results[i] = (case, "SKIP")
     bad = [line.strip() for line in run.splitlines() if BAD.search(line)]
     for line in bad[:20]:
         print(f"  kernel report{' (reference driver)' if reference else ''}: {line}")
