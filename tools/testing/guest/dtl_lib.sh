@@ -7,6 +7,18 @@ stat_or0() { cat "$D/stats/$1" 2>/dev/null || echo 0; }
 # The upstream C driver keeps no counters: dtl_check then takes perf's count.
 captured_arg() { if [ -e "$D/stats" ]; then echo $(($(stat_or0 captured) - $1)); else echo auto; fi; }
 
+# aux_layout NAME: perf's own dump of the AUX buffers of capture NAME: each
+# buffer (what perf record read at once) starts with the header record, and
+# no header sits at a buffer's second record, where perf's decoder would stop
+# advancing.
+aux_layout() {
+	nbuf=$(grep -ac "VPA DTL PMU data" /tmp/$1.dump)
+	nhdr=$(grep -ac "00000000: boot_tb" /tmp/$1.dump)
+	echo "$1: $nbuf AUX buffers, $nhdr start with the header, $(grep -ac ': boot_tb' /tmp/$1.dump) headers"
+	ok "$1: every AUX buffer starts with the header record" test "$nbuf" -gt 0 -a "$nbuf" = "$nhdr"
+	ok "$1: no header at a buffer's second record" sh -c "! grep -aq '00000030: boot_tb' /tmp/$1.dump"
+}
+
 # capture NAME "SIM PARAMS" PERF-RECORD-ARGS...: one scenario; leaves
 # /tmp/NAME.script (perf script), /tmp/NAME.check (dtl_check output) and
 # returns dtl_check's status. The driver under test is whichever provides
@@ -26,7 +38,9 @@ capture() {
 	dmesg | tail -n +$((l0 + 1)) >/tmp/$name.dmesg
 	timeout "${CAPTURE_T:-60}" perf script --ns -i /tmp/$name.data >/tmp/$name.script 2>/tmp/$name.script.err ||
 		echo "$name: perf script failed or timed out (status $?)"
-	timeout "${CAPTURE_T:-60}" perf report -D -i /tmp/$name.data 2>/dev/null | grep -a "PERF_RECORD_AUX " >/tmp/$name.aux
+	timeout "${CAPTURE_T:-60}" perf report -D -i /tmp/$name.data 2>/dev/null |
+		grep -a -E "PERF_RECORD_AUX |VPA DTL PMU data|: boot_tb" >/tmp/$name.dump
+	grep -a "PERF_RECORD_AUX " /tmp/$name.dump >/tmp/$name.aux
 	echo "$name: perf record exit $rec; AUX records $(wc -l </tmp/$name.aux)," \
 		"truncated $(grep -c 'flags: .*T' /tmp/$name.aux), partial $(grep -c 'flags: .*P' /tmp/$name.aux)"
 	timeout "${CAPTURE_T:-60}" /t/dtl_check --label "$name: " --script /tmp/$name.script --dmesg /tmp/$name.dmesg \
