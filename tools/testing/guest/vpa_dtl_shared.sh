@@ -93,11 +93,14 @@ dtl_dbg=/sys/kernel/debug/powerpc/dtl/cpu-1
 if [ -e $dtl_dbg ]; then
 	echo "rpmu: known upstream report begin: dtl_access_lock" >/dev/kmsg
 	insmod $M/dtl_sim.ko seed=35 rate=4
-	timeout 60 perf record -q -a -o /tmp/dbg.data -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 3 &
+	timeout 60 perf record -q -a -o /tmp/dbg.data -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 6 &
 	rec=$!
-	sleep 1
+	sleep 2
+	echo "debugfs dtl: open at $(cut -d' ' -f1 /proc/uptime)"
 	timeout 1 cat $dtl_dbg >/dev/null 2>&1
+	echo "debugfs dtl: closed at $(cut -d' ' -f1 /proc/uptime)"
 	wait $rec
+	echo "debugfs dtl: perf record ended at $(cut -d' ' -f1 /proc/uptime)"
 	rmmod dtl_sim
 	timeout 60 perf script --ns -i /tmp/dbg.data >/tmp/dbg.script 2>/dev/null
 	late=$(awk '/vpa-dtl:/ && $0 ~ /\[001\]/ { n++ } END { print n + 0 }' /tmp/dbg.script)
