@@ -229,8 +229,10 @@ impl VpaDtl {
         };
         d.stats.add(written, lost_overrun, lost_aux);
         d.stats.add_filtered(filtered);
+        d.stats.add_torn(torn);
         self.totals.add(written, lost_overrun, lost_aux);
         self.totals.add_filtered(filtered);
+        self.totals.add_torn(torn);
         span.count
     }
 

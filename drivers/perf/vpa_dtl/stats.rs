@@ -22,6 +22,8 @@ pub(crate) struct Stats {
     pub(crate) filtered: Atomic<u64>,
     /// Events that lost the CPU's log to another DTL user.
     pub(crate) displaced: Atomic<u64>,
+    /// Of `lost_overrun`: entries overwritten while a poll copied them.
+    pub(crate) torn: Atomic<u64>,
 }
 
 impl Stats {
@@ -33,6 +35,13 @@ impl Stats {
             lost_foreign: Atomic::new(0),
             filtered: Atomic::new(0),
             displaced: Atomic::new(0),
+            torn: Atomic::new(0),
+        }
+    }
+
+    pub(crate) fn add_torn(&self, n: u64) {
+        if n > 0 {
+            self.torn.add(n, Relaxed);
         }
     }
 
@@ -88,6 +97,10 @@ fn show_displaced(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
     writeln!(w, "{}", p.totals.displaced.load(Relaxed))
 }
 
+fn show_torn(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
+    writeln!(w, "{}", p.totals.torn.load(Relaxed))
+}
+
 fn show_boot_tb_err(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
     writeln!(w, "{}", p.boot_tb_err)
 }
@@ -113,6 +126,7 @@ pub(crate) static GROUPS: [AttrGroup<VpaDtl>; 3] = [
             (c"lost_foreign", AttrValue::Show(show_lost_foreign)),
             (c"filtered", AttrValue::Show(show_filtered)),
             (c"displaced", AttrValue::Show(show_displaced)),
+            (c"lost_torn", AttrValue::Show(show_torn)),
             (c"boot_tb_error_ticks", AttrValue::Show(show_boot_tb_err)),
         ],
     ),

@@ -23,6 +23,7 @@ aux_layout overload
 
 # Every ring entry is kept: bursts of 120 entries and nothing else, each read
 # by one poll, leave 85 entries (the whole ring) and 35 overwritten.
+t0=$(stat_or0 lost_torn)
 capture burst85 "seed=18 rate=0 burst_every=20 burst_len=120" -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 1
 ktap_cases </tmp/burst85.check
 b85=$(sed -n 's/.*injected=\([0-9]*\) captured=\([0-9]*\) lost=\([0-9]*\)$/\1 \2 \3/p' /tmp/burst85.check)
@@ -30,13 +31,17 @@ set -- $b85
 echo "burst85: injected ${1:-?} captured ${2:-?} lost ${3:-?}: kept per 120-entry burst $((${1:-0} > 0 ? ${2:-0} * 120 / ${1:-1} : 0))"
 ok "burst85: 85 of every 120-entry burst kept (the whole ring)" \
 	test -n "${1:-}" -a "${1:-0}" -gt 0 -a "$((${1:-0} % 120))" = 0 -a "$((${2:-0} * 120))" = "$((${1:-0} * 85))"
+ok "burst85: a writer on the logged CPU never tears an entry (lost_torn 0)" test "$(($(stat_or0 lost_torn) - t0))" = 0
 
 # A writer on another CPU (the simulator's remote mode, which PHYP's
 # dispatch-time logging rules out): writes race the polls, so slots are
 # rewritten while they are copied. Every torn entry is counted lost and none
 # is decoded: the field-by-field and identity checks hold.
+t0=$(stat_or0 lost_torn)
 capture remote "seed=19 rate=3 remote=1 burst_every=10 burst_len=90" -e vpa_dtl/dtl_all/ -c 1000000 -- sleep 1
 ktap_cases </tmp/remote.check
+echo "remote: $(($(stat_or0 lost_torn) - t0)) entries torn during a copy (counted in lost_overrun)"
+ok "remote: the torn-entry path ran (lost_torn > 0)" test "$(($(stat_or0 lost_torn) - t0))" -gt 0
 
 # perf record --switch-output: every output file starts its AUX data with the
 # header record, so each decodes on its own with correct timestamps. Two
