@@ -109,14 +109,7 @@ impl VpaDtl {
             if buf.mode() == Mode::Own {
                 // What our ring held since the last poll is gone with the
                 // old index: flagged, but its size is unknown.
-                pr_warn_once!(
-                    "cpu {}: another DTL user registered its buffer; vpa_dtl stops reading this CPU's log\n",
-                    cpu
-                );
-                if !buf.is_displaced() {
-                    self.totals.add_displaced();
-                }
-                buf.mark_displaced(Displacement::Reregistered);
+                self.reregistered(ev);
                 r.foreign_head = head;
             } else {
                 // The kernel registered its ring anew: what was logged
@@ -180,14 +173,8 @@ impl VpaDtl {
         r.floor = last_tb;
         if stale > 0 {
             if buf.mode() == Mode::Own {
-                pr_warn_once!(
-                    "cpu {}: the DTL stopped being written (another user registered its buffer); vpa_dtl stops reading this CPU's log\n",
-                    cpu
-                );
-                if !buf.is_displaced() {
-                    self.totals.add_displaced();
-                }
-                buf.mark_displaced(Displacement::Reregistered);
+                // The ring is no longer written.
+                self.reregistered(ev);
             } else {
                 lost_overrun += stale as u64;
             }
@@ -234,6 +221,19 @@ impl VpaDtl {
         self.totals.add_filtered(filtered);
         self.totals.add_torn(torn);
         span.count
+    }
+
+    /// Another DTL user registered its buffer in place of ours (`Own`).
+    fn reregistered(&self, ev: &Event<Self>) {
+        let buf = &ev.data().buf;
+        pr_warn_once!(
+            "cpu {}: another DTL user registered its buffer; vpa_dtl stops reading this CPU's log\n",
+            u32::from(buf.cpu())
+        );
+        if !buf.is_displaced() {
+            self.totals.add_displaced();
+        }
+        buf.mark_displaced(Displacement::Reregistered);
     }
 
     /// While displaced: entries the hypervisor logs for the other user are

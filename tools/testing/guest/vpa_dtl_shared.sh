@@ -50,16 +50,23 @@ ok "baseline: the simulator adopted the kernel's rings (mask 2: time-slice preem
 
 # A session of every kind: the event's entries, checked in the window it was
 # reading (the ring also holds what was logged before and after).
-c0=$(stat_or0 captured) o0=$(stat_or0 lost_overrun) a0=$(stat_or0 lost_aux_full)
-phase session "seed=32 rate=4" \
-	timeout 60 perf record -q -a -o /tmp/shared.data -e vpa_dtl/dtl_all/ -c 1000000 -- sleep 3
-timeout 60 perf script --ns -i /tmp/shared.data >/tmp/shared.script 2>/dev/null
-timeout 60 /t/dtl_check --label "session: " --script /tmp/shared.script --dmesg /tmp/session.dmesg \
-	--seed 32 --window --write-mask 7 --keep-mask 7 --clock --tb-freq "$tb_hz" \
-	--captured $(($(stat_or0 captured) - c0)) \
-	--lost-overrun $(($(stat_or0 lost_overrun) - o0)) \
-	--lost-aux $(($(stat_or0 lost_aux_full) - a0)) >/tmp/shared.check
-ktap_cases </tmp/shared.check
+# session NAME SEED EVENT WRITE-MASK KEEP-MASK: a 3 s recording of EVENT in a
+# phase, then the event's window of the shared ring checked entry by entry:
+# the entries were written under WRITE-MASK (kernel's and event's kinds), the
+# event keeps those of KEEP-MASK.
+session() {
+	c0=$(stat_or0 captured) o0=$(stat_or0 lost_overrun) a0=$(stat_or0 lost_aux_full)
+	phase "$1" "seed=$2 rate=4" \
+		timeout 60 perf record -q -a -o "/tmp/$1.data" -e "vpa_dtl/$3/" -c 1000000 -- sleep 3
+	timeout 60 perf script --ns -i "/tmp/$1.data" >"/tmp/$1.script" 2>/dev/null
+	timeout 60 /t/dtl_check --label "$1: " --script "/tmp/$1.script" --dmesg "/tmp/$1.dmesg" \
+		--seed "$2" --window --write-mask "$4" --keep-mask "$5" --clock --tb-freq "$tb_hz" \
+		--captured $(($(stat_or0 captured) - c0)) \
+		--lost-overrun $(($(stat_or0 lost_overrun) - o0)) \
+		--lost-aux $(($(stat_or0 lost_aux_full) - a0)) >"/tmp/$1.check"
+	ktap_cases <"/tmp/$1.check"
+}
+session session 32 dtl_all 7 7
 
 # After the session the kernel's ring is still registered and logs with the
 # kernel's mask alone: steal accounting goes on.
@@ -70,16 +77,8 @@ ok "after: the kernel's ring still logs, with the kernel's mask only" \
 # Cede entries only: the ring also carries the kernel's time-slice entries,
 # which the event leaves out (counted in stats/filtered, neither captured nor
 # lost).
-c0=$(stat_or0 captured) o0=$(stat_or0 lost_overrun) a0=$(stat_or0 lost_aux_full) f0=$(stat_or0 filtered)
-phase cede "seed=34 rate=4" \
-	timeout 60 perf record -q -a -o /tmp/cede.data -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 3
-timeout 60 perf script --ns -i /tmp/cede.data >/tmp/cede.script 2>/dev/null
-timeout 60 /t/dtl_check --label "cede: " --script /tmp/cede.script --dmesg /tmp/cede.dmesg \
-	--seed 34 --window --write-mask 3 --keep-mask 1 --clock --tb-freq "$tb_hz" \
-	--captured $(($(stat_or0 captured) - c0)) \
-	--lost-overrun $(($(stat_or0 lost_overrun) - o0)) \
-	--lost-aux $(($(stat_or0 lost_aux_full) - a0)) >/tmp/cede.check
-ktap_cases </tmp/cede.check
+f0=$(stat_or0 filtered)
+session cede 34 dtl_cede 3 1
 echo "cede: filtered $(($(stat_or0 filtered) - f0)) time-slice entries"
 ok "cede: the kernel's time-slice entries were left out" test $(($(stat_or0 filtered) - f0)) -gt 0
 ok "cede: no time-slice entry decoded" sh -c '! grep -q "preempt_reason:time_slice" /tmp/cede.script'
