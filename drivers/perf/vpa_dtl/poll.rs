@@ -26,6 +26,8 @@ pub(crate) struct Reader {
     foreign_head: u64,
     /// A loss not yet flagged in an AUX record.
     flag_partial: bool,
+    /// The last entry taken: a slot no longer written repeats it.
+    last_entry: [u8; ring::ENTRY_SIZE],
     /// The event's sample period.
     base: Delta,
     /// The current polling period (equal to `base` in fixed mode).
@@ -45,6 +47,7 @@ impl Reader {
             floor: 0,
             foreign_head: 0,
             flag_partial: false,
+            last_entry: [0; ring::ENTRY_SIZE],
             base: Delta::from_millis(1),
             current: Delta::from_millis(1),
             scratch,
@@ -56,6 +59,7 @@ impl Reader {
         self.next = start.index;
         self.floor = start.timebase;
         self.flag_partial = false;
+        self.last_entry = [0; ring::ENTRY_SIZE];
         self.set_base_period(period);
     }
 
@@ -109,8 +113,7 @@ impl VpaDtl {
             if buf.mode() == Mode::Own {
                 // What our ring held since the last poll is gone with the
                 // old index: flagged, but its size is unknown.
-                self.reregistered(ev);
-                r.foreign_head = head;
+                self.reregistered(ev, &mut r.foreign_head, head);
             } else {
                 // The kernel registered its ring anew: what was logged
                 // since our last poll is unknown.
@@ -163,10 +166,20 @@ impl VpaDtl {
             .get_mut(first..span.count as usize * ring::ENTRY_SIZE)
             .unwrap_or(&mut []);
         // Never emit a slot the hypervisor did not write for us.
-        let (fresh, last_tb) = entries::fresh_prefix(batch, floor);
+        let (fresh, last_tb) = entries::fresh_prefix(batch, floor, &r.last_entry);
         let stale = kept - fresh;
-        // Entries of kinds only the kernel asked for are not ours.
-        let drop_kinds = buf.enable_mask() & !d.mask;
+        if fresh > 0 {
+            let at = (fresh - 1) * ring::ENTRY_SIZE;
+            if let Some(e) = batch.get(at..at + ring::ENTRY_SIZE) {
+                r.last_entry.copy_from_slice(e);
+            }
+        }
+        // Entries of kinds the event did not ask for, in the kernel's ring,
+        // are the kernel's (or another reader's), whatever the mask is now.
+        let drop_kinds = match buf.mode() {
+            Mode::Shared => record::DTL_ALL & !d.mask,
+            Mode::Own => 0,
+        };
         let pending = entries::filter_kinds(batch, fresh, drop_kinds);
         let filtered = (fresh - pending) as u64;
         let pending = pending as u64;
@@ -174,12 +187,12 @@ impl VpaDtl {
         if stale > 0 {
             if buf.mode() == Mode::Own {
                 // The ring is no longer written.
-                self.reregistered(ev);
+                self.reregistered(ev, &mut r.foreign_head, head);
             } else {
                 lost_overrun += stale as u64;
             }
         }
-        if buf.is_displaced() {
+        if buf.is_displaced() && r.foreign_head < head {
             // From here on, what the hypervisor logs is the other user's.
             r.foreign_head = head;
         }
@@ -223,9 +236,12 @@ impl VpaDtl {
         span.count
     }
 
-    /// Another DTL user registered its buffer in place of ours (`Own`).
-    fn reregistered(&self, ev: &Event<Self>) {
-        let buf = &ev.data().buf;
+    /// Another DTL user registered its buffer in place of ours (`Own`): its
+    /// registration restarted the index, so the `head` entries it counts so
+    /// far were logged for it, not for this event.
+    fn reregistered(&self, ev: &Event<Self>, foreign_head: &mut u64, head: u64) {
+        let d = ev.data();
+        let buf = &d.buf;
         pr_warn_once!(
             "cpu {}: another DTL user registered its buffer; vpa_dtl stops reading this CPU's log\n",
             u32::from(buf.cpu())
@@ -234,6 +250,9 @@ impl VpaDtl {
             self.totals.add_displaced();
         }
         buf.mark_displaced(Displacement::Reregistered);
+        d.stats.add_foreign(head);
+        self.totals.add_foreign(head);
+        *foreign_head = head;
     }
 
     /// While displaced: entries the hypervisor logs for the other user are

@@ -19,7 +19,8 @@
 //!   exported, so [`DtlBuffer::register`] refuses while one of them is
 //!   visibly active, and a reader detects one that starts later
 //!   ([`DtlBuffer::mark_displaced`]); a displaced buffer is neither
-//!   deregistered (the registration is no longer ours) nor reused.
+//!   deregistered (the registration may no longer be ours) nor reused, and
+//!   is leaked rather than freed under a possible writer.
 
 use crate::rpmu::bindings;
 use core::{cell::UnsafeCell, mem::ManuallyDrop, ptr::addr_of_mut, ptr::NonNull};
@@ -118,8 +119,7 @@ const REREGISTERED: u32 = 2;
 ///
 /// - `cpu` is a possible CPU (`CpuId` invariant).
 /// - An `Own` ring stays allocated while the hypervisor may write it: while
-///   `registered` is true, and after a displacement that is only
-///   [`Displacement::MaskChanged`] (see `Drop`).
+///   `registered` is true, and for ever after a displacement (see `Drop`).
 /// - A `Kernel` ring points at the CPU's `dispatch_log`, allocated at boot
 ///   and never freed under native accounting.
 pub struct DtlBuffer {
@@ -132,7 +132,8 @@ pub struct DtlBuffer {
     /// interrupts off (perf's callbacks and the polling timer), so plain
     /// loads and stores suffice.
     added: Atomic<u32>,
-    /// `Own`: the mask this buffer set.
+    /// The enable mask as this buffer last wrote it (`Own`: its kinds;
+    /// `Shared`: the kernel's bits and its kinds).
     mask: Atomic<u32>,
     displaced: Atomic<u32>,
     /// Dropped after `Drop::drop` deregistered the buffer, so that the next
@@ -276,6 +277,11 @@ impl DtlBuffer {
     /// registered already; reading starts at its current index.
     pub fn register(&self) -> core::result::Result<Start, RegisterError> {
         let timebase = super::timebase();
+        if self.is_registered() {
+            // A deregistration failed: the hypervisor may still write the
+            // ring, which must not be reset under it.
+            return Err(RegisterError::Hcall(HcallError(0)));
+        }
         if self.mode() == Mode::Shared {
             self.added.store(0, Relaxed);
             self.registered.store(true, Relaxed);
@@ -320,15 +326,29 @@ impl DtlBuffer {
             Mode::Shared => {
                 let cur = self.enable_mask();
                 self.added.store(u32::from(kinds & !cur), Relaxed);
+                self.mask.store(u32::from(cur | kinds), Relaxed);
                 self.write_mask(cur | kinds);
             }
         }
     }
 
-    /// Stops logging what [`Self::enable`] started. `Shared`: takes back only
-    /// the bits it added, leaving the kernel's.
+    /// Stops logging what [`Self::enable`] started, unless another DTL user
+    /// changed the enable mask since: the mask is then that user's, and is
+    /// left alone. `Own`: such a change means the log was taken, and the
+    /// buffer counts as displaced. `Shared`: takes back only the bits it
+    /// added, leaving the kernel's; a reader that changed the mask (debugfs
+    /// `dtl`, `vcpudispatch_stats`) resets it itself when it is done.
     pub fn disable(&self) {
-        if self.displaced.load(Relaxed) != NOT_DISPLACED {
+        if self.is_displaced() {
+            return;
+        }
+        let cur = self.enable_mask();
+        let ours = self.mask.load(Relaxed) as u8;
+        if cur != ours {
+            if self.mode() == Mode::Own {
+                self.mark_displaced(Displacement::MaskChanged);
+            }
+            self.added.store(0, Relaxed);
             return;
         }
         match self.mode() {
@@ -338,8 +358,9 @@ impl DtlBuffer {
             }
             Mode::Shared => {
                 let added = self.added.xchg(0, Relaxed) as u8;
+                self.mask.store(u32::from(cur & !added), Relaxed);
                 if added != 0 {
-                    self.write_mask(self.enable_mask() & !added);
+                    self.write_mask(cur & !added);
                 }
             }
         }
@@ -362,6 +383,7 @@ impl DtlBuffer {
                 }
                 let added = self.added.load(Relaxed);
                 self.added.store(added | u32::from(missing), Relaxed);
+                self.mask.store(u32::from(cur | missing), Relaxed);
                 self.write_mask(cur | missing);
                 false
             }
@@ -398,6 +420,14 @@ impl DtlBuffer {
             return Ok(());
         }
         self.disable();
+        // Another user may have taken the log since `stop`: its mask is set.
+        if self.mode() == Mode::Own && self.enable_mask() != 0 {
+            self.mark_displaced(Displacement::MaskChanged);
+        }
+        if self.is_displaced() {
+            self.registered.store(false, Relaxed);
+            return Ok(());
+        }
         if self.mode() == Mode::Own {
             // SAFETY: The buffer is registered for `hwcpu`.
             let rc = unsafe { bindings::rpmu_unregister_dtl(self.hwcpu) };
@@ -415,10 +445,11 @@ impl DtlBuffer {
     }
 
     /// The index the hypervisor published (entries written since
-    /// registration), with a read barrier so that entry contents read
-    /// afterwards are at least as new.
+    /// registration), between two read barriers: entry contents read before
+    /// are no newer, and those read afterwards at least as new.
     pub fn published_index(&self) -> u64 {
         let lp = self.lppaca();
+        kernel::sync::barrier::smp_mb(kernel::sync::barrier::Read);
         // SAFETY: `lp` is valid; `dtl_idx` is a big-endian word the
         // hypervisor updates after writing each entry.
         let raw = unsafe { core::ptr::read_volatile(addr_of_mut!((*lp).dtl_idx)) };
@@ -432,7 +463,7 @@ impl DtlBuffer {
     /// hold them.
     pub fn copy_slots(&self, slot: usize, len: usize, dst: &mut [u8]) -> Result {
         let end = slot.checked_add(len).ok_or(EINVAL)?;
-        let bytes = len * DTL_ENTRY_BYTES;
+        let bytes = len.checked_mul(DTL_ENTRY_BYTES).ok_or(EINVAL)?;
         if end > DTL_ENTRIES || dst.len() < bytes {
             return Err(EINVAL);
         }
@@ -455,35 +486,40 @@ impl Drop for DtlBuffer {
             let _ = self.unregister();
             return;
         }
-        match self.displaced.load(Relaxed) {
-            NOT_DISPLACED => {
-                if let Err(HcallError(rc)) = self.unregister() {
-                    // The hypervisor may still write the buffer: freeing it
-                    // would corrupt memory, so it is deliberately leaked.
-                    pr_err!(
-                        "cpu {}: DTL deregistration failed ({}); leaking the buffer\n",
-                        u32::from(self.cpu),
-                        rc
-                    );
-                    return;
-                }
-            }
-            MASK_CHANGED => {
-                // Another user changed the mask but may not have registered
-                // its own buffer yet; ours may still be the one written.
-                pr_warn!(
-                    "cpu {}: another DTL user took the log; leaking vpa_dtl's 4 KiB buffer, which the hypervisor may still write\n",
-                    u32::from(self.cpu)
-                );
-                return;
-            }
-            // Another buffer is registered: the hypervisor no longer writes
-            // this one.
-            _ => {}
+        if self.is_displaced() {
+            // Another user took the log. Whether its registration replaced
+            // ours is only inferred (its hypervisor call may have failed,
+            // leaving ours active), and deregistering would end its
+            // registration if it did not: the buffer is leaked, never freed
+            // under a possible writer.
+            pr_warn!(
+                "cpu {}: another DTL user took the log during a vpa_dtl event; leaking its 4 KiB buffer, which the hypervisor may still write\n",
+                u32::from(self.cpu)
+            );
+            return;
+        }
+        if let Err(HcallError(rc)) = self.unregister() {
+            // The hypervisor may still write the buffer: freeing it would
+            // corrupt memory, so it is deliberately leaked.
+            pr_err!(
+                "cpu {}: DTL deregistration failed ({}); leaking the buffer\n",
+                u32::from(self.cpu),
+                rc
+            );
+            return;
+        }
+        if self.is_displaced() {
+            // `unregister` found another user's mask: see above.
+            pr_warn!(
+                "cpu {}: another DTL user took the log during a vpa_dtl event; leaking its 4 KiB buffer, which the hypervisor may still write\n",
+                u32::from(self.cpu)
+            );
+            return;
         }
         if let Ring::Own(mem) = &mut self.ring {
-            // SAFETY: Deregistered or replaced, so nothing writes the ring;
-            // dropped exactly once, here.
+            // SAFETY: Deregistered by us (not displaced, `unregister`
+            // succeeded), so nothing writes the ring; dropped exactly once,
+            // here.
             unsafe { ManuallyDrop::drop(mem) };
         }
     }

@@ -44,17 +44,21 @@ pub fn kind(preempt_reason: u8) -> Option<u8> {
 
 /// The leading entries of `batch` (whole entries, oldest first) that are
 /// fresh: a timebase that is non-zero, below 2^63 (perf reads it as signed),
-/// not before `floor`, and not before the previous entry's. Returns their
-/// number and the timebase of the last of them (`floor` if none).
-pub fn fresh_prefix(batch: &[u8], floor: u64) -> (usize, u64) {
+/// not before `floor`, and not before the previous entry's; an entry with
+/// the previous one's timebase must differ from it (a slot no longer written
+/// can hold the entry taken last, `prev`). Returns their number and the
+/// timebase of the last of them (`floor` if none).
+pub fn fresh_prefix(batch: &[u8], floor: u64, prev: &[u8]) -> (usize, u64) {
     let mut last = floor;
+    let mut before = prev;
     let mut n = 0;
     for e in batch.chunks_exact(ENTRY_SIZE) {
         let tb = timebase(e);
-        if tb == 0 || tb >> 63 != 0 || tb < last {
+        if tb == 0 || tb >> 63 != 0 || tb < last || (tb == last && e == before) {
             break;
         }
         last = tb;
+        before = e;
         n += 1;
     }
     (n, last)

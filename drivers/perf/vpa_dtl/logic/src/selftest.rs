@@ -241,21 +241,30 @@ pub fn entry_checks() -> Result<(), Failure> {
         b[i * 48..i * 48 + 48].copy_from_slice(&entry(r, tb));
     }
     check(entries::timebase(&b[48..]) == 100, "timebase")?;
+    let none = [0u8; 48];
     check(
-        entries::fresh_prefix(&b, 50) == (3, 150),
+        entries::fresh_prefix(&b, 50, &none) == (3, 150),
         "fresh up to the first older entry",
     )?;
     check(
-        entries::fresh_prefix(&b, 101) == (0, 101),
+        entries::fresh_prefix(&b, 101, &none) == (0, 101),
         "nothing before the floor",
     )?;
     check(
-        entries::fresh_prefix(&[0u8; 48], 0) == (0, 0),
+        entries::fresh_prefix(&[0u8; 48], 0, &none) == (0, 0),
         "a zero timebase is never fresh",
     )?;
     check(
-        entries::fresh_prefix(&entry(2, 1 << 63), 0).0 == 0,
+        entries::fresh_prefix(&entry(2, 1 << 63), 0, &none).0 == 0,
         "a negative timebase is never fresh",
+    )?;
+    check(
+        entries::fresh_prefix(&b[..48], 100, &b[..48]).0 == 0,
+        "the entry taken last, again: stale",
+    )?;
+    check(
+        entries::fresh_prefix(&b[48..96], 100, &b[..48]).0 == 1,
+        "another entry with the same timebase: fresh",
     )?;
     check(
         entries::kind(2) == Some(record::DTL_CEDE)
