@@ -9,6 +9,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
+#include <linux/kmemleak.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
 #include <linux/sched/clock.h>
@@ -38,6 +39,12 @@
 #endif
 
 #include "rpmu_helpers.h"
+
+/* An object leaked on purpose (it may still be written by firmware). */
+void rpmu_kmemleak_not_leak(const void *ptr)
+{
+	kmemleak_not_leak(ptr);
+}
 
 void *rpmu_dev_get_drvdata(struct device *dev)
 {

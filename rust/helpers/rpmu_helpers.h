@@ -81,6 +81,8 @@ int rpmu_for_each_group_member(struct perf_event *event,
 unsigned int rpmu_first_online_cpu_except(unsigned int cpu);
 unsigned int rpmu_first_online_cpu(void);
 
+void rpmu_kmemleak_not_leak(const void *ptr);
+
 #ifdef CONFIG_PPC_PSERIES
 struct lppaca;
 struct lppaca *rpmu_lppaca_of(int cpu);

@@ -479,6 +479,24 @@ impl DtlBuffer {
     }
 }
 
+impl DtlBuffer {
+    /// Tells kmemleak that the ring, never freed, is leaked on purpose.
+    fn mark_leaked(&self) {
+        if let Ring::Own(mem) = &self.ring {
+            // SAFETY: The ring is a live allocation (never freed).
+            unsafe { bindings::rpmu_kmemleak_not_leak(mem.0.get().cast::<c_void>().cast_const()) };
+        }
+    }
+
+    fn leak_displaced(&self) {
+        pr_warn!(
+            "cpu {}: another DTL user took the log during a vpa_dtl event; leaking its 4 KiB buffer, which the hypervisor may still write\n",
+            u32::from(self.cpu)
+        );
+        self.mark_leaked();
+    }
+}
+
 impl Drop for DtlBuffer {
     fn drop(&mut self) {
         if self.mode() == Mode::Shared {
@@ -492,10 +510,7 @@ impl Drop for DtlBuffer {
             // leaving ours active), and deregistering would end its
             // registration if it did not: the buffer is leaked, never freed
             // under a possible writer.
-            pr_warn!(
-                "cpu {}: another DTL user took the log during a vpa_dtl event; leaking its 4 KiB buffer, which the hypervisor may still write\n",
-                u32::from(self.cpu)
-            );
+            self.leak_displaced();
             return;
         }
         if let Err(HcallError(rc)) = self.unregister() {
@@ -506,14 +521,12 @@ impl Drop for DtlBuffer {
                 u32::from(self.cpu),
                 rc
             );
+            self.mark_leaked();
             return;
         }
         if self.is_displaced() {
             // `unregister` found another user's mask: see above.
-            pr_warn!(
-                "cpu {}: another DTL user took the log during a vpa_dtl event; leaking its 4 KiB buffer, which the hypervisor may still write\n",
-                u32::from(self.cpu)
-            );
+            self.leak_displaced();
             return;
         }
         if let Ring::Own(mem) = &mut self.ring {
