@@ -37,59 +37,11 @@ pub const DTL_ENTRY_BYTES: usize = 48;
 /// Entries in a DTL buffer (`N_DISPATCH_LOG`).
 pub const DTL_ENTRIES: usize = DTL_BYTES / DTL_ENTRY_BYTES;
 
-/// Upper bound of `nr_cpu_ids` on powerpc (its largest `CONFIG_NR_CPUS`).
-pub const MAX_CPUS: usize = 8192;
-
-/// `CLAIMED[cpu]`: a [`DtlBuffer`] of this module exists for that CPU.
-static CLAIMED: [Atomic<bool>; MAX_CPUS] = [const { Atomic::new(false) }; MAX_CPUS];
-
-/// The exclusive claim of one CPU's DTL within this module; released when
-/// dropped.
-///
-/// # Invariants
-///
-/// `CLAIMED[cpu]` was set by [`Claim::take`] and is cleared only by `drop`.
-struct Claim(usize);
-
-impl Claim {
-    fn take(cpu: CpuId) -> Result<Self> {
-        let i = u32::from(cpu) as usize;
-        let slot = CLAIMED.get(i).ok_or(EINVAL)?;
-        slot.cmpxchg(false, true, kernel::sync::atomic::Full)
-            .map_err(|_| EBUSY)?;
-        // INVARIANT: set above.
-        Ok(Claim(i))
-    }
-}
-
-impl Drop for Claim {
-    fn drop(&mut self) {
-        if let Some(slot) = CLAIMED.get(self.0) {
-            slot.store(false, kernel::sync::atomic::Release);
-        }
-    }
-}
-
-/// Whose ring a [`DtlBuffer`] reads.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Mode {
-    /// A ring this module allocated and registers.
-    Own,
-    /// The kernel's accounting ring (native cputime accounting), read
-    /// alongside the kernel.
-    Shared,
-}
-
-/// What a reader found out about another DTL user taking the CPU's log.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Displacement {
-    /// The enable mask changed under us: another user is taking the DTL,
-    /// and may or may not have registered its buffer yet.
-    MaskChanged,
-    /// The published index went back or the ring stopped being written:
-    /// another buffer is registered in place of ours.
-    Reregistered,
-}
+mod claim;
+mod types;
+use claim::Claim;
+pub use claim::MAX_CPUS;
+pub use types::{Displacement, HcallError, Mode, RegisterError, Start};
 
 enum Ring {
     Own(ManuallyDrop<KBox<RingMem>>),
@@ -146,29 +98,6 @@ pub struct DtlBuffer {
 unsafe impl Send for DtlBuffer {}
 // SAFETY: As above.
 unsafe impl Sync for DtlBuffer {}
-
-/// A failed hypervisor call; holds the `H_*` return code.
-#[derive(Debug, Clone, Copy)]
-pub struct HcallError(pub i64);
-
-/// Why [`DtlBuffer::register`] did not register.
-#[derive(Debug, Clone, Copy)]
-pub enum RegisterError {
-    /// Another DTL user (debugfs `dtl`, `vcpudispatch_stats`) has the CPU's
-    /// log.
-    Busy,
-    /// The hypervisor refused.
-    Hcall(HcallError),
-}
-
-/// Where reading starts after [`DtlBuffer::register`].
-#[derive(Debug, Clone, Copy)]
-pub struct Start {
-    /// The published index to read from.
-    pub index: u64,
-    /// A timebase no later than any entry logged from `index` on.
-    pub timebase: u64,
-}
 
 fn native_accounting() -> bool {
     // SAFETY: Reads a build-time constant.
