@@ -76,8 +76,8 @@ for how in signal 300K 1s; do
 			timeout 60 perf inject -i "$f" -o "/tmp/sw.fixed.$n" 2>/dev/null || echo "perf inject $f failed ($?)"
 			f=/tmp/sw.fixed.$n
 		fi
-		timeout 60 perf script --ns -i "$f" >"$f.script" 2>/dev/null || echo "perf script $f failed ($?)"
-		set -- "$@" --script "$f.script"
+		timeout 60 perf script --ns -i "$f" >"/tmp/sw.$n.script" 2>/dev/null || echo "perf script $f failed ($?)"
+		set -- "$@" --script "/tmp/sw.$n.script"
 	done
 	echo "switch-output=$how: $n files; stock perf script decodes $stock of them directly"
 	ok "switch-output=$how: several files" test $n -ge 3
