@@ -38,7 +38,7 @@ ok "burst85: a writer on the logged CPU never tears an entry (lost_torn 0)" test
 # rewritten while they are copied. Every torn entry is counted lost and none
 # is decoded: the field-by-field and identity checks hold.
 t0=$(stat_or0 lost_torn)
-capture remote "seed=19 rate=3 remote=1 burst_every=10 burst_len=90" -e vpa_dtl/dtl_all/ -c 1000000 -- sleep 1
+capture remote "seed=19 rate=3 remote=1 burst_every=10 burst_len=170" -e vpa_dtl/dtl_all/ -c 1000000 -- sleep 1
 ktap_cases </tmp/remote.check
 echo "remote: $(($(stat_or0 lost_torn) - t0)) entries torn during a copy (counted in lost_overrun)"
 ok "remote: the torn-entry path ran (lost_torn > 0)" test "$(($(stat_or0 lost_torn) - t0))" -gt 0
