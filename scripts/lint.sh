@@ -33,6 +33,14 @@ git ls-files rust drivers | grep -E '\.(rs|c|h)$' | xargs wc -l | awk '$2 != "to
 ! test -s build/long.log
 result $? "no source file in rust/ or drivers/ over 500 lines ($(wc -l <build/long.log) over)"
 for f in build/unsafe.log build/allow.log build/staticmut.log build/long.log; do head -n 5 "$f"; done
+# The sysfs ABI files, parsed by the kernel tree's own ABI tool (it reports
+# malformed entries as warnings and still exits 0).
+abi_src=$(readlink -f "$kdir/source")
+python3 "$abi_src/tools/docs/get_abi.py" -D Documentation/ABI validate >build/abi.log 2>&1
+rc=$?
+grep -q "WARNING\|ERROR\|Traceback" build/abi.log && rc=1
+result $rc "Documentation/ABI/testing files valid (kernel tools/docs/get_abi.py validate)"
+head -n 5 build/abi.log
 
 # Clippy builds in a scratch copy, so the test build stays as it is: the
 # pseries modules against the ppc64le kernel, the X-Gene ones against arm64.
