@@ -41,9 +41,11 @@ ppc_chain() {
 	"$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_basic,vpa_dtl_capture,vpa_dtl_foreign build/ppc64le-vpa_dtl.log
 	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-vpa_dtl.log build/ppc64le-vpa_dtl
 
-	# The kernel's own DTL reader: native cputime accounting (second kernel).
+	# The kernel's own DTL reader: native cputime accounting (second kernel):
+	# the fuzzer on the shared ring, then the sharing cases.
 	log "guest ppc64le-acct: vpa_dtl next to the kernel's steal-time accounting"
-	"$RPMU_TOP/tools/testing/run-guest.sh" ppc64le-acct vpa_dtl_shared build/ppc64le-acct.log
+	RPMU_GUEST_TIMEOUT=1200 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le-acct vpa_dtl_fuzz,vpa_dtl_shared \
+		build/ppc64le-acct.log "FUZZ_OPS=30000 FUZZ_SEED=2"
 	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-acct.log build/ppc64le-acct
 
 	# Reliability: the stateful fuzzer and the soak cases at CI size
