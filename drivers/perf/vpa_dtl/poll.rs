@@ -12,7 +12,7 @@ use crate::{
     },
     TimerMode,
 };
-use kernel::{pr_warn_once, prelude::*, time::Delta};
+use kernel::{pr_notice_once, pr_warn_once, prelude::*, time::Delta};
 
 /// The DTL reader's state, touched by the PMU callbacks and the timer on the
 /// event's CPU (under the event's raw spinlock).
@@ -28,6 +28,11 @@ pub(crate) struct Reader {
     flag_partial: bool,
     /// The last entry taken: a slot no longer written repeats it.
     last_entry: [u8; ring::ENTRY_SIZE],
+    /// The log was seen written while this CPU ran a poll without being
+    /// preempted: a writer concurrent with the reader, which PAPR's
+    /// dispatch-time logging rules out. From then on the oldest slot, which
+    /// the next write may be half way through, is not taken.
+    concurrent: bool,
     /// The event's sample period.
     base: Delta,
     /// The current polling period (equal to `base` in fixed mode).
@@ -48,6 +53,7 @@ impl Reader {
             foreign_head: 0,
             flag_partial: false,
             last_entry: [0; ring::ENTRY_SIZE],
+            concurrent: false,
             base: Delta::from_millis(1),
             current: Delta::from_millis(1),
             scratch,
@@ -108,8 +114,14 @@ impl VpaDtl {
             }
             r.flag_partial = true;
         }
+        let readable = if r.concurrent {
+            ring::READABLE_CONCURRENT
+        } else {
+            ring::READABLE
+        };
+        let dispatches = buf.dispatch_count();
         let head = buf.published_index();
-        let Some(span) = ring::plan(r.next, head) else {
+        let Some(span) = ring::plan(r.next, head, readable) else {
             if buf.mode() == Mode::Own {
                 // What our ring held since the last poll is gone with the
                 // old index: flagged, but its size is unknown.
@@ -141,8 +153,15 @@ impl VpaDtl {
         // after we copied it, count it torn as well (a writer racing the
         // copy, which PHYP's dispatch-time logging rules out on this CPU).
         let head_after = buf.published_index();
+        if head_after != head && buf.dispatch_count() == dispatches && !r.concurrent {
+            pr_notice_once!(
+                "cpu {}: the DTL was written while this CPU read it, unpreempted; taking 84 entries per poll from now on\n",
+                cpu
+            );
+            r.concurrent = true;
+        }
         let mut torn = if copied {
-            ring::torn(&span, head_after)
+            ring::torn(&span, head_after, readable)
         } else {
             span.count
         };

@@ -386,6 +386,17 @@ impl DtlBuffer {
         u64::from_be(raw)
     }
 
+    /// The CPU's dispatch count (`lppaca::yield_count`), which the
+    /// hypervisor increments whenever it preempts or dispatches the virtual
+    /// processor: unchanged across a stretch of code means the processor ran
+    /// it without being preempted.
+    pub fn dispatch_count(&self) -> u32 {
+        let lp = self.lppaca();
+        // SAFETY: `lp` is valid; a big-endian word the hypervisor updates.
+        let raw = unsafe { core::ptr::read_volatile(addr_of_mut!((*lp).yield_count)) };
+        u32::from_be(raw)
+    }
+
     /// Copies `len` entries starting at ring slot `slot` into `dst`, with
     /// volatile reads: the hypervisor may be writing. Fails with `EINVAL`,
     /// copying nothing, if the slots are outside the ring or `dst` cannot

@@ -89,6 +89,10 @@ module! {
             default: 120,
             description: "Entries in a burst (the ring holds 85)",
         },
+        burst_from: u32 {
+            default: 0,
+            description: "Ticks of each session before its first burst",
+        },
         adopt: bool {
             default: true,
             description: "Also write the kernel's boot-time DTL buffers",
@@ -215,6 +219,7 @@ impl kernel::Module for DtlSim {
             period_ns: u64::from(module_parameters::period_us.value()).max(50) * 1000,
             burst_every: u64::from(module_parameters::burst_every.value()),
             burst_len: u64::from(module_parameters::burst_len.value()),
+            burst_from: u64::from(module_parameters::burst_from.value()),
             adopt: module_parameters::adopt.value(),
             remote: module_parameters::remote.value(),
         };

@@ -24,6 +24,8 @@ pub(crate) struct Params {
     pub(crate) burst_every: u64,
     /// Entries in a burst.
     pub(crate) burst_len: u64,
+    /// Ticks of a session before its first burst.
+    pub(crate) burst_from: u64,
     /// Adopt the kernel's boot-time buffers at load.
     pub(crate) adopt: bool,
     /// Write each CPU's DTL from a timer on another CPU.
@@ -60,6 +62,8 @@ pub(crate) struct Session {
     seq: u64,
     session_first: u64,
     ticks: u64,
+    /// Ticks since the current session began.
+    session_ticks: u64,
     mask_seen: u8,
     /// Steal time (timebase ticks) of this session's entries.
     steal: u64,
@@ -114,6 +118,7 @@ impl Cpu {
                         seq: 0,
                         session_first: 0,
                         ticks: 0,
+                        session_ticks: 0,
                         mask_seen: 0,
                         steal: 0,
                         steal_total: 0,
@@ -163,6 +168,7 @@ impl Cpu {
     pub(crate) fn begin(&self, s: &mut Session, ring: Ring, idx: u64) {
         self.end(s);
         s.registered = true;
+        s.session_ticks = 0;
         s.ring = ring;
         s.idx = idx;
         s.session_first = s.seq;
@@ -262,7 +268,13 @@ unsafe extern "C" fn tick(t: *mut b::hrtimer) -> b::hrtimer_restart {
     {
         let mut s = c.s.lock();
         s.ticks += 1;
-        let burst = if p.burst_every > 0 && s.ticks % p.burst_every == 0 {
+        if s.registered {
+            s.session_ticks += 1;
+        }
+        let burst = if p.burst_every > 0
+            && s.ticks % p.burst_every == 0
+            && s.session_ticks > p.burst_from
+        {
             p.burst_len
         } else {
             0

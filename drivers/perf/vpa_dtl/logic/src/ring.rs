@@ -27,6 +27,11 @@ pub const RING_ENTRIES: u64 = (BUFFER_BYTES / ENTRY_SIZE) as u64;
 /// whole ring.
 pub const READABLE: u64 = RING_ENTRIES;
 
+/// Entries a reader can take when the log may be written while it reads
+/// (a writer on another CPU): the slot of the entry being written, which is
+/// not published yet, holds the oldest one and may be half overwritten.
+pub const READABLE_CONCURRENT: u64 = RING_ENTRIES - 1;
+
 /// What one poll of the ring can take.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Span {
@@ -40,18 +45,19 @@ pub struct Span {
 }
 
 /// Plans a poll for a reader whose next unread entry is `next`, given the
-/// published index `head`.
+/// published index `head`, taking at most `readable` entries ([`READABLE`]
+/// or [`READABLE_CONCURRENT`]).
 ///
 /// Returns `None` if `head < next`: the index went backwards, which happens
 /// only if the buffer was registered anew behind the reader's back; the
 /// caller resynchronises to `head`.
-pub fn plan(next: u64, head: u64) -> Option<Span> {
+pub fn plan(next: u64, head: u64, readable: u64) -> Option<Span> {
     let avail = head.checked_sub(next)?;
-    Some(if avail > READABLE {
+    Some(if avail > readable {
         Span {
-            first: head - READABLE,
-            count: READABLE,
-            lost: avail - READABLE,
+            first: head - readable,
+            count: readable,
+            lost: avail - readable,
         }
     } else {
         Span {
@@ -64,9 +70,9 @@ pub fn plan(next: u64, head: u64) -> Option<Span> {
 
 /// After copying `span`, the reader saw `head_after` published: returns how
 /// many of the span's oldest entries may have been overwritten during the
-/// copy and must be discarded (and counted lost).
-pub fn torn(span: &Span, head_after: u64) -> u64 {
-    let oldest_safe = head_after.saturating_sub(READABLE);
+/// copy and must be discarded (and counted lost), `readable` as for [`plan`].
+pub fn torn(span: &Span, head_after: u64, readable: u64) -> u64 {
+    let oldest_safe = head_after.saturating_sub(readable);
     oldest_safe.saturating_sub(span.first).min(span.count)
 }
 

@@ -22,7 +22,7 @@ fn check(ok: bool, what: Failure) -> Result<(), Failure> {
 pub fn ring_plan() -> Result<(), Failure> {
     use ring::{plan, Span, READABLE};
     check(
-        plan(0, 0)
+        plan(0, 0, READABLE)
             == Some(Span {
                 first: 0,
                 count: 0,
@@ -31,7 +31,7 @@ pub fn ring_plan() -> Result<(), Failure> {
         "empty ring",
     )?;
     check(
-        plan(10, 15)
+        plan(10, 15, READABLE)
             == Some(Span {
                 first: 10,
                 count: 5,
@@ -40,7 +40,7 @@ pub fn ring_plan() -> Result<(), Failure> {
         "five new",
     )?;
     check(
-        plan(0, READABLE)
+        plan(0, READABLE, READABLE)
             == Some(Span {
                 first: 0,
                 count: 85,
@@ -49,7 +49,7 @@ pub fn ring_plan() -> Result<(), Failure> {
         "85 new: the whole ring readable",
     )?;
     check(
-        plan(0, 86)
+        plan(0, 86, READABLE)
             == Some(Span {
                 first: 1,
                 count: 85,
@@ -58,7 +58,7 @@ pub fn ring_plan() -> Result<(), Failure> {
         "86 new: the oldest overwritten",
     )?;
     check(
-        plan(0, 100)
+        plan(0, 100, READABLE)
             == Some(Span {
                 first: 15,
                 count: 85,
@@ -67,7 +67,7 @@ pub fn ring_plan() -> Result<(), Failure> {
         "100 new: 15 lost",
     )?;
     check(
-        plan(1000, 1_000_000)
+        plan(1000, 1_000_000, READABLE)
             == Some(Span {
                 first: 999_915,
                 count: 85,
@@ -75,7 +75,7 @@ pub fn ring_plan() -> Result<(), Failure> {
             }),
         "far lapped",
     )?;
-    check(plan(50, 49).is_none(), "index went backwards")?;
+    check(plan(50, 49, READABLE).is_none(), "index went backwards")?;
     Ok(())
 }
 
@@ -87,17 +87,36 @@ pub fn ring_torn() -> Result<(), Failure> {
         count: 85,
         lost: 15,
     };
-    check(torn(&s, 100) == 0, "no progress during copy")?;
-    check(torn(&s, 101) == 1, "one more published: oldest torn")?;
-    check(torn(&s, 150) == 50, "50 more published")?;
-    check(torn(&s, 10_000) == 85, "lapped during copy: all torn")?;
+    check(
+        torn(&s, 100, ring::READABLE) == 0,
+        "no progress during copy",
+    )?;
+    check(
+        torn(&s, 101, ring::READABLE) == 1,
+        "one more published: oldest torn",
+    )?;
+    check(torn(&s, 150, ring::READABLE) == 50, "50 more published")?;
+    check(
+        torn(&s, 10_000, ring::READABLE) == 85,
+        "lapped during copy: all torn",
+    )?;
     let small = Span {
         first: 0,
         count: 3,
         lost: 0,
     };
-    check(torn(&small, 85) == 0, "short span, head far behind the lap")?;
-    check(torn(&small, 87) == 2, "short span lapped by two")?;
+    check(
+        torn(&small, 85, ring::READABLE) == 0,
+        "short span, head far behind the lap",
+    )?;
+    check(
+        torn(&small, 87, ring::READABLE) == 2,
+        "short span lapped by two",
+    )?;
+    check(
+        torn(&small, 86, ring::READABLE_CONCURRENT) == 2,
+        "a concurrent writer: one slot less",
+    )?;
     Ok(())
 }
 

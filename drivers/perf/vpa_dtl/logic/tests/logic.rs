@@ -26,12 +26,12 @@ fn simulate(bursts: &[(u64, u64)]) {
     let mut last_captured: Option<u64> = None;
     for &(burst, during_copy) in bursts {
         head += burst;
-        let span = ring::plan(next, head).expect("head never goes backwards");
+        let span = ring::plan(next, head, ring::READABLE).expect("head never goes backwards");
         assert!(span.count <= ring::READABLE);
         assert_eq!(span.first + span.count, head);
         // The hypervisor keeps writing while the reader copies.
         let head_after = head + during_copy;
-        let torn = ring::torn(&span, head_after);
+        let torn = ring::torn(&span, head_after, ring::READABLE);
         let kept_first = span.first + torn;
         // Every kept entry was intact: its slot was not rewritten.
         assert!(kept_first + ring::READABLE >= head_after || span.count == torn);
