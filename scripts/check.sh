@@ -38,7 +38,8 @@ RPMU_CI_SIZES="FUZZ_OPS=100000 FUZZ_SEED=1 SOAK_LOADS=20 SOAK_HOTPLUG=10 SOAK_TO
 ppc_chain() {
 	# One boot for our driver (the upstream C vpa-dtl blacklisted) ...
 	log "guest ppc64le: vpa_dtl (KUnit, validation, lifetime, capture scenarios, other DTL users)"
-	"$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_basic,vpa_dtl_capture,vpa_dtl_foreign build/ppc64le-vpa_dtl.log
+	RPMU_GUEST_TIMEOUT=1200 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_basic,vpa_dtl_capture,vpa_dtl_foreign \
+		build/ppc64le-vpa_dtl.log
 	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-vpa_dtl.log build/ppc64le-vpa_dtl
 
 	# The kernel's own DTL reader: native cputime accounting (second kernel):

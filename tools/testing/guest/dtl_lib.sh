@@ -7,6 +7,17 @@ stat_or0() { cat "$D/stats/$1" 2>/dev/null || echo 0; }
 # The upstream C driver keeps no counters: dtl_check then takes perf's count.
 captured_arg() { if [ -e "$D/stats" ]; then echo $(($(stat_or0 captured) - $1)); else echo auto; fi; }
 
+# wait_capturing C0: wait (up to 30 s) until stats/captured has gone past C0,
+# that is until a perf session started in the background is capturing.
+wait_capturing() {
+	i=0
+	while [ "$(stat_or0 captured)" -le "$1" ] && [ $i -lt 150 ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	sleep 0.3
+}
+
 # aux_layout NAME: perf's own dump of the AUX buffers of capture NAME: each
 # buffer (what perf record read at once) starts with the header record, and
 # no header sits at a buffer's second record, where perf's decoder would stop

@@ -25,7 +25,7 @@ if [ -w $V ]; then
 	insmod $M/dtl_sim.ko seed=41 rate=3
 	timeout 60 perf record -q -a -o /tmp/foreign.data -e vpa_dtl/dtl_all/ -c 1000000 -- sleep 3 &
 	rec=$!
-	sleep 1
+	wait_capturing "$c0"
 	echo 1 >$V
 	sleep 1
 	echo 0 >$V

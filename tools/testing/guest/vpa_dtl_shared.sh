@@ -92,9 +92,12 @@ dtl_dbg=/sys/kernel/debug/powerpc/dtl/cpu-1
 if [ -e $dtl_dbg ]; then
 	echo "rpmu: known upstream report begin: dtl_access_lock" >/dev/kmsg
 	insmod $M/dtl_sim.ko seed=35 rate=4
+	c0=$(stat_or0 captured)
 	timeout 60 perf record -q -a -o /tmp/dbg.data -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 6 &
 	rec=$!
-	sleep 2
+	# perf may take seconds to start under load: open the reader only once
+	# the event is capturing.
+	wait_capturing "$c0"
 	echo "debugfs dtl: open at $(cut -d' ' -f1 /proc/uptime)"
 	timeout 1 cat $dtl_dbg >/dev/null 2>&1
 	closed=$(cut -d' ' -f1 /proc/uptime)
