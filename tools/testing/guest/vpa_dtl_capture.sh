@@ -44,9 +44,10 @@ ok "burst85: a writer on the logged CPU never tears an entry (lost_torn 0)" test
 t0=$(stat_or0 lost_torn)
 capture remote "seed=19 rate=3 remote=1 burst_every=10 burst_len=170 burst_from=500" -e vpa_dtl/dtl_all/ -c 1000000 -- sleep 1.5
 ktap_cases </tmp/remote.check
+# How many entries a write during a copy actually reached depends on timing
+# (0 and 92 seen): shown, not asserted. A write during a copy is asserted.
 echo "remote: $(($(stat_or0 lost_torn) - t0)) entries torn during a copy (counted in lost_overrun)"
-ok "remote: the torn-entry path ran (lost_torn > 0)" test "$(($(stat_or0 lost_torn) - t0))" -gt 0
-ok "remote: the driver saw the concurrent writer and took 84 slots" grep -q "written while this CPU read it" /tmp/remote.dmesg
+ok "remote: the driver saw the log written during a copy and took 84 slots" grep -q "written while this CPU read it" /tmp/remote.dmesg
 ok "burst85: the writer on the logged CPU was never taken for a concurrent one" \
 	sh -c '! grep -q "written while this CPU read it" /tmp/burst85.dmesg'
 
