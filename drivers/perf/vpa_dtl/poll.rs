@@ -153,13 +153,6 @@ impl VpaDtl {
         // after we copied it, count it torn as well (a writer racing the
         // copy, which PHYP's dispatch-time logging rules out on this CPU).
         let head_after = buf.published_index();
-        if head_after != head && buf.dispatch_count() == dispatches && !r.concurrent {
-            pr_notice_once!(
-                "cpu {}: the DTL was written while this CPU read it, unpreempted; taking 84 entries per poll from now on\n",
-                cpu
-            );
-            r.concurrent = true;
-        }
         let mut torn = if copied {
             ring::torn(&span, head_after, readable)
         } else {
@@ -174,6 +167,17 @@ impl VpaDtl {
             if !same || buf.published_index() != head_after {
                 torn += 1;
             }
+        }
+        // A write seen during the poll (the index moved, or the oldest slot
+        // changed under us) while this CPU was not dispatched anew can only
+        // come from a writer concurrent with the reader.
+        let written = head_after != head || torn > 0;
+        if written && copied && buf.dispatch_count() == dispatches && !r.concurrent {
+            pr_notice_once!(
+                "cpu {}: the DTL was written while this CPU read it, unpreempted; taking 84 entries per poll from now on\n",
+                cpu
+            );
+            r.concurrent = true;
         }
         r.next = head;
         let mut lost_overrun = span.lost + torn;
