@@ -29,7 +29,10 @@
 //! timer on the next online CPU after C (with 2 CPUs, each writes the
 //! other's DTL), so writes run concurrently with the readers on C: the
 //! other reading of the interface, which exercises the readers' torn-entry
-//! path.
+//! path. A remote writer meets a reader's poll only if their timers are not
+//! phase-locked: `pace_us` spreads each tick's `rate` entries over the tick
+//! (bursts are still written at once), and a `period_us` other than the
+//! reader's makes the phases drift through each other.
 //!
 //! Each tick, before writing, reads `local_clock()` between two timebase
 //! reads; a session keeps its tightest such bracket, which lets the checker
@@ -100,6 +103,10 @@ module! {
         remote: bool {
             default: false,
             description: "Write each CPU's DTL from a timer on another CPU",
+        },
+        pace_us: u32 {
+            default: 0,
+            description: "Busy wait between a tick's rate entries (bursts are written at once)",
         },
     },
 }
@@ -222,6 +229,7 @@ impl kernel::Module for DtlSim {
             burst_from: u64::from(module_parameters::burst_from.value()),
             adopt: module_parameters::adopt.value(),
             remote: module_parameters::remote.value(),
+            pace_us: u64::from(module_parameters::pace_us.value().min(200)),
         };
         let ncpus = kernel::cpu::nr_cpu_ids();
         let mut cpus = KVec::with_capacity(ncpus as usize, GFP_KERNEL)?;

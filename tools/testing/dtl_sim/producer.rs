@@ -6,7 +6,7 @@
 use crate::gen;
 use crate::rpmu::{bindings as b, pseries, sync::RawSpinLockIrq};
 use core::ptr::addr_of_mut;
-use kernel::{prelude::*, types::Opaque};
+use kernel::{prelude::*, time::Delta, types::Opaque};
 
 /// Entries in a DTL buffer.
 const RING: u64 = 85;
@@ -30,6 +30,9 @@ pub(crate) struct Params {
     pub(crate) adopt: bool,
     /// Write each CPU's DTL from a timer on another CPU.
     pub(crate) remote: bool,
+    /// Busy wait after each of a tick's `rate` entries (0: none), so that
+    /// a remote writer is still writing when the reader polls.
+    pub(crate) pace_us: u64,
 }
 
 /// A partition's registered DTL buffer, as the hypervisor sees it.
@@ -213,7 +216,8 @@ impl Cpu {
         );
     }
 
-    fn produce(&self, s: &mut Session, n: u64) {
+    /// Writes `n` entries; the first `paced` of them `pace_us` apart.
+    fn produce(&self, s: &mut Session, n: u64, paced: u64) {
         if !s.registered {
             return;
         }
@@ -233,7 +237,10 @@ impl Cpu {
             return;
         }
         s.mask_seen |= mask;
-        for _ in 0..n {
+        for i in 0..n {
+            if i > 0 && i < paced && self.params.pace_us > 0 {
+                kernel::time::delay::udelay(Delta::from_micros(self.params.pace_us as i64));
+            }
             let f = gen::fields(self.params.seed, self.cpu, self.hwcpu, s.seq, mask);
             let img = gen::image(&f, pseries::timebase());
             let slot = (s.idx % RING) as usize;
@@ -279,7 +286,7 @@ unsafe extern "C" fn tick(t: *mut b::hrtimer) -> b::hrtimer_restart {
         } else {
             0
         };
-        c.produce(&mut s, p.rate + burst);
+        c.produce(&mut s, p.rate + burst, p.rate);
     }
     // SAFETY: Called from the timer's own callback.
     unsafe { b::rpmu_hrtimer_forward_now(t, p.period_ns) };
