@@ -16,13 +16,17 @@ l0=$(dmesg | wc -l)
 # settle: lets pending interrupts run; prints the line state, then the count.
 settle() { sleep 0.5; echo "$(xg_stat line) $(xg_irqs)"; }
 
-# 1. A status bit past the counters (bit 3: X-Gene 1's one-counter
-#    sub-blocks have it too) is cleared by the handler.
-i0=$(xg_irqs)
-echo "$mcb set 0x8" >$X/inject
-set -- $(settle)
-ok "$mcb: a status bit past the counters is cleared (line $1, interrupts +$(($2 - i0)))" \
-	test "$1" = 0 -a $(($2 - i0)) -ge 1
+# 1. A status bit past the counters (bit 3 of X-Gene 1's one-counter
+#    sub-blocks, which has no interrupt enable) is cleared by the handler.
+if [ "$(awk -v p="$mcb" '$1 == p { print $4 }' $X/pmus)" = 1 ]; then
+	i0=$(xg_irqs)
+	echo "$mcb set 0x8" >$X/inject
+	set -- $(settle)
+	ok "$mcb: a status bit past the counters is cleared (line $1, interrupts +$(($2 - i0)))" \
+		test "$1" = 0 -a $(($2 - i0)) -ge 1
+else
+	xg_skip "$mcb: a status bit past the counters is cleared" "four counters: no such bit"
+fi
 
 # 2. A status bit that stays set when cleared, on a counting counter: its
 #    interrupt is disabled, the line drops, the count goes on.
