@@ -72,14 +72,14 @@ arm_chain() {
 	# Our xgene_pmu.ko on X-Gene 2 silicon (mcb0-1, mc0-3): KUnit, probe, sysfs,
 	# the perf_event_open contract, lifetime, then perf stat against the model.
 	log "guest arm64: our xgene_pmu on simulated X-Gene 2 silicon"
-	RPMU_DTSI=$v2 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_sysfs,xgene_rust,xgene_stat \
+	RPMU_DTSI=$v2 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_sysfs,xgene_rust,xgene_stat,xgene_irq \
 		build/arm64-xgene-rust.log
 	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-rust.log build/arm64-xgene-rust
 
 	# ... on X-Gene 1 silicon (one counter per PMU, one MCB, mc0-1).
 	log "guest arm64: our xgene_pmu on simulated X-Gene 1 silicon"
 	RPMU_DTSI=$v1 RPMU_XGENE_CSWCR=0 RPMU_XGENE_MCBA=4 RPMU_XGENE_MCBB=0 \
-		"$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_rust,xgene_stat build/arm64-xgene-v1.log
+		"$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_rust,xgene_stat,xgene_irq build/arm64-xgene-v1.log
 	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-v1.log build/arm64-xgene-v1
 
 	# Reliability: the fuzzer on each PMU type, soak cases at CI size.

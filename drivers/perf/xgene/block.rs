@@ -36,6 +36,18 @@ pub(crate) struct Programmed {
     /// sub-block) and how many allocated counters rely on them.
     pub(crate) masks: Option<(Option<u32>, Option<u32>)>,
     pub(crate) mask_users: u32,
+    /// Open `pmu_disable` sections (perf counts them per CPU; an uncore PMU
+    /// may see more than one CPU's): the sub-block does not count while
+    /// any is open.
+    pub(crate) gated: u32,
+}
+
+impl Programmed {
+    /// Whether the sub-block should count: a counter in use and no
+    /// `pmu_disable` section open.
+    pub(crate) fn should_count(&self) -> bool {
+        self.alloc.used() != 0 && self.gated == 0
+    }
 }
 
 /// One sub-block: a perf PMU.
@@ -70,6 +82,7 @@ impl Child {
                     counters: [Counter::default(); MAX_COUNTERS],
                     masks: None,
                     mask_users: 0,
+                    gated: 0,
                 },
                 "xgene_pmu_hw"
             ),
@@ -93,8 +106,14 @@ impl Child {
         }
     }
 
+    /// The overflow status, as wide as the register ([`regs::OVS_STATUS_MASK`]).
     pub(crate) fn overflow_status(&self) -> u32 {
-        self.regs.read32(self.layout.ovs_status) & ((1u32 << self.layout.counters) - 1)
+        self.regs.read32(self.layout.ovs_status) & regs::OVS_STATUS_MASK
+    }
+
+    /// Stops overflow status `bits` from raising the interrupt.
+    pub(crate) fn disable_overflow_interrupts(&self, bits: u32) {
+        self.regs.write32(regs::PMINTENCLR, bits);
     }
 
     pub(crate) fn clear_overflow(&self, bits: u32) {
@@ -157,12 +176,15 @@ fn clear_overflow(regs: &Mmio, layout: &Layout, bits: u32) {
 
 /// Stops and clears a sub-block, as it must be before its PMU is registered:
 /// global enable off, counters reset, no counter or interrupt enabled, no
-/// overflow pending.
+/// overflow pending (every status bit, not only the counters').
 pub(crate) fn reset_block(r: &Mmio, layout: &Layout) {
     let all = (1u32 << layout.counters) - 1;
     let pmcr = r.read32(regs::PMCR);
     r.write32(regs::PMCR, (pmcr & !regs::PMCR_E) | regs::PMCR_P);
     r.write32(regs::PMCNTENCLR, all);
-    r.write32(regs::PMINTENCLR, all);
-    clear_overflow(r, layout, all);
+    r.write32(regs::PMINTENCLR, regs::OVS_STATUS_MASK);
+    let pending = r.read32(layout.ovs_status) & regs::OVS_STATUS_MASK;
+    if pending != 0 {
+        clear_overflow(r, layout, pending);
+    }
 }

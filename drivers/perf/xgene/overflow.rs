@@ -2,12 +2,27 @@
 
 //! The overflow interrupt: the top-level status names the sub-block types
 //! with an overflow; each of their sub-blocks folds its overflowed counters.
+//! A source that stays asserted with nothing to fold (a stuck status bit, or
+//! a sub-block without a PMU) is masked rather than left to hold the line
+//! high, which would make the kernel disable the interrupt and end overflow
+//! handling for every PMU of the device without a word.
 
 use crate::{block::Child, logic::hw::regs, probe::Shared};
 use kernel::{
     irq::{Handler, IrqReturn},
-    sync::Arc,
+    pr_warn_once,
+    sync::{atomic::Relaxed, Arc},
 };
+
+/// What one sub-block's overflow handler found.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Serviced {
+    /// The overflow status bits found set, and cleared.
+    pub(crate) found: u32,
+    /// Those still set after the clear, with counting stopped: stuck. Their
+    /// interrupt is disabled (PMINTENCLR).
+    pub(crate) stuck: u32,
+}
 
 impl Child {
     /// Overflow interrupt of this sub-block: folds every overflowed counter
@@ -15,11 +30,12 @@ impl Child {
     /// pending keeps counting. Otherwise it is stopped and its status read
     /// again, so no counter overflows between the read and the clear (on v1
     /// the clear resets every status bit), and nothing is counted between a
-    /// counter's read and its rewrite.
-    pub(crate) fn handle_overflow(&self) -> bool {
+    /// counter's read and its rewrite. A bit that survives the clear while
+    /// counting is stopped is not an overflow: its interrupt is disabled.
+    pub(crate) fn handle_overflow(&self) -> Serviced {
         let mut hw = self.hw.lock();
         if self.overflow_status() == 0 {
-            return false;
+            return Serviced::default();
         }
         self.set_global_enable(false);
         // Status bits stay set until cleared: this is a superset of the first read.
@@ -33,10 +49,17 @@ impl Child {
             hw.counters[idx].pending = d;
             self.rearm(&mut hw, idx);
         }
-        if hw.alloc.used() != 0 {
+        let stuck = self.overflow_status();
+        if stuck != 0 {
+            self.disable_overflow_interrupts(stuck);
+        }
+        if hw.should_count() {
             self.set_global_enable(true);
         }
-        true
+        Serviced {
+            found: status,
+            stuck,
+        }
     }
 }
 
@@ -47,18 +70,47 @@ pub(crate) struct Isr(pub(crate) Arc<Shared>);
 impl Handler for Isr {
     fn handle(&self) -> IrqReturn {
         let s = &self.0;
-        let status = s.pcp.read32(regs::INTSTATUS);
-        let mut handled = false;
+        let unmasked = s.unmasked.load(Relaxed);
+        let status = s.pcp.read32(regs::INTSTATUS) & unmasked;
+        if status == 0 {
+            return IrqReturn::None;
+        }
+        // The sources for which a sub-block had an overflow to fold.
+        let mut live = 0;
         for reg in s.pmus.iter() {
             let c = reg.driver();
-            if status & s.version.int_source_mask(c.ty) != 0 {
-                handled |= c.handle_overflow();
+            let source = s.version.int_source_mask(c.ty);
+            if status & source == 0 {
+                continue;
+            }
+            let o = c.handle_overflow();
+            if o.stuck != 0 {
+                pr_warn_once!(
+                    "{} at {:#x}: overflow status {:#x} stays set when cleared; its interrupt is disabled\n",
+                    c.ty.prefix(),
+                    c.regs.window().start,
+                    o.stuck
+                );
+            }
+            if o.found & !o.stuck != 0 {
+                live |= source;
             }
         }
-        if handled {
-            IrqReturn::Handled
-        } else {
-            IrqReturn::None
+        // A source still asserted although nothing of it was left to fold,
+        // in two interrupts in a row (a new overflow right after a spurious
+        // interrupt is not taken for a stuck source), is masked.
+        let left = s.pcp.read32(regs::INTSTATUS) & status & !live;
+        let stuck = left & s.suspect.load(Relaxed);
+        s.suspect.store(left, Relaxed);
+        if stuck != 0 {
+            let now = unmasked & !stuck;
+            s.unmasked.store(now, Relaxed);
+            s.pcp.write32(regs::INTMASK, !now);
+            pr_warn_once!(
+                "interrupt sources {:#x} stay asserted with no overflow to handle; masked\n",
+                stuck
+            );
         }
+        IrqReturn::Handled
     }
 }

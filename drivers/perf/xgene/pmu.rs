@@ -130,7 +130,9 @@ impl PmuDriver for Child {
         }
         self.rearm(&mut hw, idx);
         self.regs.write32(regs::PMINTENSET, 1 << idx);
-        self.set_global_enable(true);
+        if hw.should_count() {
+            self.set_global_enable(true);
+        }
         drop(hw);
 
         if flags.contains(EventFlag::Start) {
@@ -187,6 +189,23 @@ impl PmuDriver for Child {
             let d = self.fold(&mut hw, idx);
             event.count_add(d);
             event.set_hw_state(event.hw_state() | HwStateBit::UpToDate);
+        }
+    }
+
+    /// perf schedules a group (or rotates) between this and `pmu_enable`:
+    /// the sub-block stops counting, so that its counters start and stop
+    /// together (PMCR.E gates them all).
+    fn pmu_disable(&self) {
+        let mut hw = self.hw.lock();
+        hw.gated += 1;
+        self.set_global_enable(false);
+    }
+
+    fn pmu_enable(&self) {
+        let mut hw = self.hw.lock();
+        hw.gated = hw.gated.saturating_sub(1);
+        if hw.should_count() {
+            self.set_global_enable(true);
         }
     }
 

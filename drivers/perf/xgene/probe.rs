@@ -8,7 +8,7 @@ use crate::{
     hotplug::{Hotplug, Owner},
     logic::{
         self,
-        discover::{self, ActiveMasks},
+        discover::{self, ActiveMasks, McbUnit},
         hw::{regs, PmuType, Version},
     },
     overflow::Isr,
@@ -28,7 +28,7 @@ use kernel::{
     platform,
     prelude::*,
     str::CString,
-    sync::Arc,
+    sync::{atomic::Atomic, Arc},
 };
 
 /// State shared by the interrupt handler and the hotplug callbacks.
@@ -40,6 +40,12 @@ pub(crate) struct Shared {
     pub(crate) pcp: Mmio,
     /// The registered sub-blocks; fixed after probe.
     pub(crate) pmus: KVec<Registration<Child>>,
+    /// The top-level sources left unmasked: those of the registered
+    /// sub-blocks' types, less any found stuck (written by the interrupt
+    /// handler only, once probe has unmasked them).
+    pub(crate) unmasked: Atomic<u32>,
+    /// Sources the last interrupt left asserted with nothing to fold.
+    pub(crate) suspect: Atomic<u32>,
 }
 
 impl Shared {
@@ -63,32 +69,48 @@ impl Drop for XgenePmuDevice<'_> {
     }
 }
 
-/// Reads the active MCB/MC/L3C masks from the CSW and MCB registers.
+/// Reads the active MCB/MC/L3C masks from the CSW and MCB registers. Only
+/// the MCB that CSWCR names is read ([`discover::v1v2_mcb`]); if that read
+/// fails, what CSWCR says is kept.
 fn discover(pdev: &platform::Device<Bound>, v: Version, of: bool) -> Result<ActiveMasks> {
     let dev: &device::Device<Bound> = pdev.as_ref();
-    if of {
-        if v == Version::V3 {
-            // X-Gene 3 has no DT binding.
-            return Err(ENODEV);
-        }
-        let csw = Syscon::by_phandle(dev, c"regmap-csw")?;
-        let mcba = Syscon::by_phandle(dev, c"regmap-mcba")?;
-        let mcbb = Syscon::by_phandle(dev, c"regmap-mcbb")?;
-        let r = |s: &Syscon, off: usize| s.read(off as u32);
-        return Ok(discover::v1v2(
-            r(&csw, regs::CSW_CSWCR)?,
-            r(&mcba, regs::MCBADDRMR)?,
-            r(&mcbb, regs::MCBADDRMR)?,
-        ));
+    if of && v == Version::V3 {
+        // X-Gene 3 has no DT binding.
+        return Err(ENODEV);
     }
-    let map = |i: usize| Mmio::of_platform(pdev, i as u32);
-    let csw = map(logic::acpi::TOP_RES_CSW)?.read32(regs::CSW_CSWCR);
+    let cswcr = if of {
+        Syscon::by_phandle(dev, c"regmap-csw")?.read(regs::CSW_CSWCR as u32)?
+    } else {
+        Mmio::of_platform(pdev, logic::acpi::TOP_RES_CSW as u32)?.read32(regs::CSW_CSWCR)
+    };
     if v == Version::V3 {
-        return Ok(discover::v3(csw));
+        return Ok(discover::v3(cswcr));
     }
-    let mcba = map(logic::acpi::TOP_RES_MCBA)?.read32(regs::MCBADDRMR);
-    let mcbb = map(logic::acpi::TOP_RES_MCBB)?.read32(regs::MCBADDRMR);
-    Ok(discover::v1v2(csw, mcba, mcbb))
+    let unit = discover::v1v2_mcb(cswcr);
+    let addrmr = if of {
+        let prop = match unit {
+            McbUnit::A => c"regmap-mcba",
+            McbUnit::B => c"regmap-mcbb",
+        };
+        Syscon::by_phandle(dev, prop).and_then(|s| s.read(regs::MCBADDRMR as u32))
+    } else {
+        let res = match unit {
+            McbUnit::A => logic::acpi::TOP_RES_MCBA,
+            McbUnit::B => logic::acpi::TOP_RES_MCBB,
+        };
+        Mmio::of_platform(pdev, res as u32).map(|m| m.read32(regs::MCBADDRMR))
+    };
+    let addrmr = addrmr
+        .inspect_err(|e| {
+            dev_warn!(
+                dev,
+                "cannot read MCB {:?}'s MCBADDRMR ({:?}); assuming single-MCU mode\n",
+                unit,
+                e
+            );
+        })
+        .ok();
+    Ok(discover::v1v2(cswcr, addrmr))
 }
 
 /// The type of a child firmware node, if it is a PMU sub-block.
@@ -176,6 +198,9 @@ impl<'bound> XgenePmuDevice<'bound> {
         })?;
         let irq_request = pdev.irq_by_index(0)?;
         let irq = irq_request.irq();
+        // Whatever firmware left unmasked stays quiet until every sub-block
+        // is reset and the handler is in place.
+        pcp.write32(regs::INTMASK, regs::INTMASK_ALL);
 
         let masks = discover(pdev, v, of).unwrap_or_else(|e| {
             dev_warn!(
@@ -197,6 +222,9 @@ impl<'bound> XgenePmuDevice<'bound> {
             return Err(ENODEV);
         }
 
+        let sources = pmus
+            .iter()
+            .fold(0, |m, r| m | v.int_source_mask(r.driver().ty));
         let shared = Arc::new(
             Shared {
                 version: v,
@@ -204,6 +232,8 @@ impl<'bound> XgenePmuDevice<'bound> {
                 irq,
                 pcp,
                 pmus,
+                unmasked: Atomic::new(sources),
+                suspect: Atomic::new(0),
             },
             GFP_KERNEL,
         )?;
@@ -218,7 +248,9 @@ impl<'bound> XgenePmuDevice<'bound> {
         // Routes the IRQ to the owning CPU (the callback runs for every
         // online CPU).
         let hp = HotplugInstance::new(&state, Hotplug(shared.clone()))?;
-        shared.pcp.write32(regs::INTMASK, v.layout().intmask_unmask);
+        // Only the sources of registered sub-blocks: nothing would clear
+        // another's (upstream unmasks every source of the version).
+        shared.pcp.write32(regs::INTMASK, !sources);
 
         dev_info!(
             dev,

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! debugfs `xgene_sim/`: `tally` (write 0 or `reset` to reset it), `pmus`,
-//! `stats`, `scale`. Each file holds a reference to the simulator.
+//! `stats`, `scale`, `inject` (faults for the drivers' interrupt handling:
+//! `PMU set|hold BITS`, `PMU line`, `PMU off`). Each file holds a reference
+//! to the simulator.
 
-use crate::sim::Sim;
+use crate::{model::Fault, sim::Sim};
 use kernel::{
     debugfs::{Dir, File},
     fmt,
@@ -67,12 +69,61 @@ fn scale_set(s: &Arc<Sim>, r: &mut UserSliceReader) -> Result {
     }
 }
 
+fn inject_show(s: &Arc<Sim>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    s.with_model(|m| {
+        for c in m.children.iter() {
+            writeln!(
+                f,
+                "{}{} hold {:#x} line {}",
+                c.kind.prefix(),
+                c.index,
+                c.hold,
+                u32::from(c.hold_line)
+            )?;
+        }
+        Ok(())
+    })
+}
+
+fn inject_set(s: &Arc<Sim>, r: &mut UserSliceReader) -> Result {
+    let mut buf = [0u8; 48];
+    let n = read_user(r, &mut buf)?;
+    let text = core::str::from_utf8(&buf[..n]).map_err(|_| EINVAL)?;
+    let mut words = text.split_whitespace();
+    let (Some(pmu), Some(op)) = (words.next(), words.next()) else {
+        pr_warn!("inject: PMU set|hold BITS, PMU line or PMU off\n");
+        return Err(EINVAL);
+    };
+    let arg = words.next();
+    let fault = Fault::parse(op, arg)
+        .filter(|_| words.next().is_none())
+        .ok_or(EINVAL)
+        .inspect_err(|_| pr_warn!("inject: PMU set|hold BITS (1-0xf), PMU line or PMU off\n"))?;
+    let edge = s.with_model(|m| {
+        let ci = m.child_by_name(pmu)?;
+        Some(m.inject(ci, fault))
+    });
+    match edge {
+        None => {
+            pr_warn!("inject: no PMU {}\n", pmu);
+            Err(ENOENT)
+        }
+        Some(edge) => {
+            if edge {
+                s.raise();
+            }
+            Ok(())
+        }
+    }
+}
+
 /// The files; removed on drop.
 pub(crate) struct Files {
     _tally: Pin<KBox<File<Arc<Sim>>>>,
     _pmus: Pin<KBox<File<Arc<Sim>>>>,
     _stats: Pin<KBox<File<Arc<Sim>>>>,
     _scale: Pin<KBox<File<Arc<Sim>>>>,
+    _inject: Pin<KBox<File<Arc<Sim>>>>,
     _dir: Dir,
 }
 
@@ -94,6 +145,10 @@ pub(crate) fn make_files(s: &Arc<Sim>) -> Result<Files> {
         )?,
         _scale: KBox::pin_init(
             dir.read_write_callback_file(c"scale", s.clone(), &scale_show, &scale_set),
+            GFP_KERNEL,
+        )?,
+        _inject: KBox::pin_init(
+            dir.read_write_callback_file(c"inject", s.clone(), &inject_show, &inject_set),
             GFP_KERNEL,
         )?,
         _dir: dir,

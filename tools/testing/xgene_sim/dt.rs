@@ -215,6 +215,7 @@ pub(crate) fn discover() -> Result<Discovered> {
     }
 
     // The discovery syscons: plain memory holding reset values; mapped to
+    // report them, and their pages known so that reads can be watched.
     // report them.
     let mut syscons = KVec::new();
     for (prop, name) in [
@@ -231,6 +232,7 @@ pub(crate) fn discover() -> Result<Discovered> {
             continue;
         };
         check_reserved(&nomap, "syscon", spa, ssize)?;
+        add_pages(spa, ssize, Target::Syscon(syscons.len()))?;
         syscons.push((name, map_window(spa, ssize)?), GFP_KERNEL)?;
     }
 

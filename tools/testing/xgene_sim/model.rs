@@ -67,6 +67,50 @@ pub(crate) struct Child<C: Cells> {
     pub(crate) pmamr: [u32; 2],
     pub(crate) cnt: [u64; MAX_COUNTERS],
     pub(crate) sess: [Session; MAX_COUNTERS],
+    /// Injected: overflow status bits no write clears.
+    pub(crate) hold: u32,
+    /// Injected: the sub-block's interrupt source asserted whatever its
+    /// registers say.
+    pub(crate) hold_line: bool,
+}
+
+/// The overflow status register's bits (four on every version, also where
+/// there is one counter): a bit past the counters has no interrupt enable.
+pub(crate) const OVS_BITS: u32 = 0xF;
+
+/// A fault injected into a child (debugfs `inject`), for the drivers'
+/// interrupt handling.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Fault {
+    /// Sets overflow status bits once (a clear clears them).
+    Set(u32),
+    /// Holds overflow status bits set.
+    Hold(u32),
+    /// Holds the interrupt source asserted.
+    Line,
+    /// Ends `Hold` and `Line`.
+    Off,
+}
+
+impl Fault {
+    /// Parses `set BITS`, `hold BITS`, `line` or `off` (BITS hex or decimal).
+    pub(crate) fn parse(op: &str, arg: Option<&str>) -> Option<Fault> {
+        let bits = || {
+            let a = arg?;
+            match a.strip_prefix("0x") {
+                Some(h) => u32::from_str_radix(h, 16).ok(),
+                None => a.parse().ok(),
+            }
+            .filter(|b| *b != 0 && b & !OVS_BITS == 0)
+        };
+        match (op, arg) {
+            ("set", _) => bits().map(Fault::Set),
+            ("hold", _) => bits().map(Fault::Hold),
+            ("line", None) => Some(Fault::Line),
+            ("off", None) => Some(Fault::Off),
+            _ => None,
+        }
+    }
 }
 
 impl<C: Cells> Child<C> {
@@ -84,6 +128,8 @@ impl<C: Cells> Child<C> {
             pmamr: [0; 2],
             cnt: [0; MAX_COUNTERS],
             sess: [Session::default(); MAX_COUNTERS],
+            hold: 0,
+            hold_line: false,
         }
     }
 }
@@ -299,11 +345,14 @@ impl<C: Cells> Model<C> {
         }
     }
 
-    /// The derived INTSTATUS.
+    /// The derived INTSTATUS: a child's source is asserted by an enabled
+    /// overflow, a status bit past the counters (which has no enable), or
+    /// an injected `Line` fault.
     pub(crate) fn intstatus(&self) -> u32 {
         let mut st = 0;
+        let no_enable = OVS_BITS & !self.cmask();
         for c in self.children.iter() {
-            if c.ovs & c.inten != 0 {
+            if c.ovs & (c.inten | no_enable) != 0 || c.hold_line {
                 st |= c.kind.int_bits(self.version, c.index);
             }
         }
@@ -396,11 +445,41 @@ impl<C: Cells> Model<C> {
             // Anything else behaves as plain memory.
             _ => {}
         }
+        self.children[ci].ovs |= self.children[ci].hold;
         self.sync_child(ci);
         let edge = self.update_line();
         // Like a level line: still asserted after a clear means it fires
         // again once the handler returns.
         out.raise = edge || (self.line && status_write);
+    }
+
+    /// The child named `name` (`l3c0`, `mcb1`, ...).
+    pub(crate) fn child_by_name(&self, name: &str) -> Option<usize> {
+        self.children.iter().position(|c| {
+            name.strip_prefix(c.kind.prefix())
+                .and_then(|i| i.parse::<u32>().ok())
+                == Some(c.index)
+        })
+    }
+
+    /// Injects `f` into child `ci`. Returns true on a rising edge of the
+    /// interrupt line.
+    pub(crate) fn inject(&mut self, ci: usize, f: Fault) -> bool {
+        let c = &mut self.children[ci];
+        match f {
+            Fault::Set(b) => c.ovs |= b,
+            Fault::Hold(b) => {
+                c.hold = b;
+                c.ovs |= b;
+            }
+            Fault::Line => c.hold_line = true,
+            Fault::Off => {
+                c.hold = 0;
+                c.hold_line = false;
+            }
+        }
+        self.sync_child(ci);
+        self.update_line()
     }
 
     /// A 32-bit store at `off` in the top-level window.

@@ -8,9 +8,9 @@ use kernel::prelude::*;
 mod tests {
     use crate::{
         kind::{amount, Cells, Kind},
-        model::{Child, Model, Outcome},
+        model::{Child, Fault, Model, Outcome},
         regs::{INTMASK, INTSTATUS, PMAMR0, PMAMR1, PMCNTENCLR, PMCNTENSET, PMCR, PMCR_E},
-        regs::{PMEVCNTR0, PMEVTYPER0, PMINTENSET, PMOVSR},
+        regs::{PMEVCNTR0, PMEVTYPER0, PMINTENCLR, PMINTENSET, PMOVSR},
     };
     use core::cell::Cell;
     use kernel::prelude::*;
@@ -124,6 +124,45 @@ mod tests {
             amount(Kind::Iob, 2, 0) + amount(Kind::Iob, 2, 40)
         );
         assert_eq!(m.tally[1].key.m1, Some(1 << 8));
+        Ok(())
+    }
+
+    #[test]
+    fn injected_faults() -> Result {
+        let (tb, cb) = (mem()?, mem()?);
+        let (top, child) = (&*tb, &*cb);
+        // X-Gene 1: one counter, a four-bit status register.
+        let mut m = Model::new(1, top)?;
+        m.children
+            .push(Child::new(Kind::Mcb, 0, 0, child), GFP_KERNEL)?;
+        assert_eq!(m.child_by_name("mcb0"), Some(0));
+        assert_eq!(m.child_by_name("mc0"), None);
+        assert_eq!(Fault::parse("set", Some("0x2")), Some(Fault::Set(2)));
+        assert_eq!(Fault::parse("hold", Some("16")), None);
+        assert_eq!(Fault::parse("line", Some("1")), None);
+        // A status bit past the counter asserts the source with no enable;
+        // X-Gene 1's clear (write 0) clears it.
+        assert!(m.inject(0, Fault::Set(0b10)));
+        assert_eq!((child.rd(PMOVSR), top.rd(INTSTATUS)), (0b10, 1 << 1));
+        store(&mut m, 0, PMOVSR, 0);
+        assert!(!m.line);
+        // A held bit survives the clear; within the counter, disabling its
+        // interrupt quiets it.
+        store(&mut m, 0, PMINTENSET, 1);
+        m.inject(0, Fault::Hold(1));
+        assert!(m.line);
+        store(&mut m, 0, PMOVSR, 0);
+        assert!(m.line && child.rd(PMOVSR) == 1);
+        store(&mut m, 0, PMINTENCLR, 1);
+        assert!(!m.line);
+        // A held line: only INTMASK quiets it.
+        m.inject(0, Fault::Line);
+        assert!(m.line);
+        top.wr(INTMASK, 1 << 1);
+        m.top_write(INTMASK, 1 << 1, &mut Outcome::default());
+        assert!(!m.line);
+        m.inject(0, Fault::Off);
+        assert_eq!(top.rd(INTSTATUS), 0);
         Ok(())
     }
 }

@@ -12,7 +12,7 @@ use crate::{
     sim::{Sim, Target},
 };
 use kernel::{
-    pr_warn_once,
+    pr_err_once, pr_warn_once,
     prelude::*,
     sync::atomic::{Acquire, Relaxed, Release},
     types::Opaque,
@@ -60,6 +60,10 @@ pub(crate) unsafe extern "C" fn on_write(
     let Some(target) = s.lookup(addr as usize) else {
         return;
     };
+    if let Target::Syscon(_) = target.0 {
+        // The discovery syscons are plain memory.
+        return;
+    }
     // Released by `on_post_write` right after the store, on this CPU
     // (interrupts stay off in between).
     let flags = s.lock();
@@ -132,6 +136,35 @@ pub(crate) unsafe extern "C" fn on_post_write(
         s.raise();
     }
     s.log(&out);
+}
+
+/// `rwmmio_read` probe: before a driver's load. Only reads of an MCB that
+/// CSWCR says is not in use matter (the silicon may fault or stall there):
+/// each is counted (`unused_mcb_reads` in debugfs `status`) and the first
+/// is logged as an error.
+///
+/// # Safety
+///
+/// As for [`on_write`].
+pub(crate) unsafe extern "C" fn on_read(
+    data: *mut c_void,
+    _caller: usize,
+    _caller0: usize,
+    _width: u8,
+    addr: *const c_void,
+) {
+    // SAFETY: Registered with `probe_data` (caller).
+    let s = unsafe { sim(data) };
+    let Some((Target::Syscon(i), off)) = s.lookup(addr as usize) else {
+        return;
+    };
+    if s.unused_mcb(i) {
+        s.unused_mcb_reads.fetch_add(1, Relaxed);
+        pr_err_once!(
+            "read at {:#x} of MCB B, which CSWCR says is not in use (the silicon may fault here)\n",
+            off
+        );
+    }
 }
 
 /// `free_vmap_area_noflush` probe: a vmalloc/ioremap area is going away.

@@ -81,6 +81,8 @@ pub const INTMASK: usize = 0x004;
 pub const CSW_CSWCR: usize = 0x000;
 /// MCBADDRMR.
 pub const MCBADDRMR: usize = 0x000;
+/// CSW_CSWCR_DUALMCB_MASK: both MCBs in use (else MCB A only).
+pub const CSWCR_DUALMCB: u32 = 1 << 0;
 
 const ALL: u8 = V1 | V2 | V3;
 

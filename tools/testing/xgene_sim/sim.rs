@@ -9,6 +9,7 @@
 use crate::{
     kind::Cells,
     model::{Model, Outcome},
+    regs::{self, CSWCR_DUALMCB},
     rpmu::bindings as b,
     window::{Window, PAGE},
 };
@@ -36,6 +37,9 @@ const IDX: usize = 0x7ff;
 pub(crate) enum Target {
     Top,
     Child(usize),
+    /// A discovery syscon (index into `Sim::syscons`): plain memory, whose
+    /// reads are watched.
+    Syscon(usize),
 }
 
 /// One page of a model window.
@@ -89,6 +93,8 @@ pub(crate) struct Sim {
     pub(crate) relevel: Atomic<u64>,
     pub(crate) raise_errors: Atomic<u64>,
     pub(crate) odd_writes: Atomic<u64>,
+    /// Reads of the registers of an MCB that CSWCR says is not in use.
+    pub(crate) unused_mcb_reads: Atomic<u64>,
 }
 
 // SAFETY: `model` is only accessed under `lock`; each `held` slot's `data`
@@ -151,7 +157,21 @@ impl Sim {
             relevel: Atomic::new(0),
             raise_errors: Atomic::new(0),
             odd_writes: Atomic::new(0),
+            unused_mcb_reads: Atomic::new(0),
         })
+    }
+
+    /// Whether syscon `i` is the register window of an MCB that the CSWCR
+    /// value in force says is not in use: MCB B outside dual-MCB mode. On
+    /// silicon a read there may fault or stall the bus.
+    pub(crate) fn unused_mcb(&self, i: usize) -> bool {
+        let cswcr = self
+            .syscons
+            .iter()
+            .find(|(n, _)| *n == c"csw_cswcr")
+            .map(|(_, w)| w.rd(regs::CSW_CSWCR));
+        matches!(self.syscons.get(i), Some((n, _)) if *n == c"mcbb_mcbaddrmr")
+            && cswcr.is_some_and(|c| c & CSWCR_DUALMCB == 0)
     }
 
     /// Takes the model lock, interrupts off; returns the saved flags.
@@ -294,6 +314,11 @@ impl Sim {
         writeln!(f, "irq_raise_errors {}", self.raise_errors.load(Relaxed))?;
         writeln!(f, "line {}", u32::from(line))?;
         writeln!(f, "odd_width_writes {}", self.odd_writes.load(Relaxed))?;
+        writeln!(
+            f,
+            "unused_mcb_reads {}",
+            self.unused_mcb_reads.load(Relaxed)
+        )?;
         writeln!(f, "tally_entries {tally}")?;
         writeln!(f, "tally_full {}", st[4])?;
         for (name, w) in self.syscons.iter() {

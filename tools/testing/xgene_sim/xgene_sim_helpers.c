@@ -153,6 +153,16 @@ int xgsim_tp_post_write_unregister(xgsim_mmio_probe fn, void *data)
 	return tracepoint_probe_unregister(&__tracepoint_rwmmio_post_write, fn, data);
 }
 
+int xgsim_tp_read_register(xgsim_mmio_read_probe fn, void *data)
+{
+	return tracepoint_probe_register(&__tracepoint_rwmmio_read, fn, data);
+}
+
+int xgsim_tp_read_unregister(xgsim_mmio_read_probe fn, void *data)
+{
+	return tracepoint_probe_unregister(&__tracepoint_rwmmio_read, fn, data);
+}
+
 /*
  * free_vmap_area_noflush (include/trace/events/vmalloc.h) is not exported;
  * a built-in tracepoint is found by name instead.

@@ -42,6 +42,10 @@ int xgsim_tp_write_unregister(xgsim_mmio_probe fn, void *data);
 int xgsim_tp_post_write_register(xgsim_mmio_probe fn, void *data);
 int xgsim_tp_post_write_unregister(xgsim_mmio_probe fn, void *data);
 void *xgsim_tp_vfree_find(void);
+typedef void (*xgsim_mmio_read_probe)(void *data, unsigned long caller, unsigned long caller0,
+				      u8 width, const void *addr);
+int xgsim_tp_read_register(xgsim_mmio_read_probe fn, void *data);
+int xgsim_tp_read_unregister(xgsim_mmio_read_probe fn, void *data);
 int xgsim_tp_vfree_register(void *tp, xgsim_vfree_probe fn, void *data);
 int xgsim_tp_vfree_unregister(void *tp, xgsim_vfree_probe fn, void *data);
 void xgsim_tp_sync(void);

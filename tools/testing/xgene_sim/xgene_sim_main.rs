@@ -68,7 +68,7 @@ mod window;
 
 use core::ptr::NonNull;
 use kernel::{prelude::*, sync::atomic::Relaxed, sync::Arc};
-use probes::{on_post_write, on_vfree, on_write, probe_data, tick};
+use probes::{on_post_write, on_read, on_vfree, on_write, probe_data, tick};
 use rpmu::bindings as b;
 use sim::{Sim, SimParams, MAX_CPUS};
 
@@ -109,6 +109,7 @@ struct XgeneSim {
     vfree_probe: Option<VfreeTracepoint>,
     post_write_probe: bool,
     write_probe: bool,
+    read_probe: bool,
     timer: bool,
 }
 
@@ -160,6 +161,13 @@ impl XgeneSim {
             return Err(Error::from_errno(rc));
         }
         self.write_probe = true;
+        // SAFETY: As above, for `on_read`.
+        let rc = unsafe { b::xgsim_tp_read_register(Some(on_read), data) };
+        if rc != 0 {
+            pr_err!("cannot register on rwmmio_read: {}\n", rc);
+            return Err(Error::from_errno(rc));
+        }
+        self.read_probe = true;
         Ok(())
     }
 }
@@ -197,6 +205,7 @@ impl kernel::Module for XgeneSim {
             vfree_probe: None,
             post_write_probe: false,
             write_probe: false,
+            read_probe: false,
             timer: false,
         };
         this.register_vfree();
@@ -250,6 +259,13 @@ impl Drop for XgeneSim {
             // running probes.
             unsafe {
                 b::xgsim_tp_write_unregister(Some(on_write), data);
+                b::xgsim_tp_sync();
+            }
+        }
+        if self.read_probe {
+            // SAFETY: As above.
+            unsafe {
+                b::xgsim_tp_read_unregister(Some(on_read), data);
                 b::xgsim_tp_sync();
             }
         }

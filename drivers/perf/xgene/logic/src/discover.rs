@@ -17,7 +17,7 @@ pub struct ActiveMasks {
     pub mc: u32,
 }
 
-/// The masks to use when the CSW/MCB registers cannot be read: the
+/// The masks to use when CSWCR cannot be read: the
 /// instances every configuration of every version has, L3C 0, MCB 0 and
 /// MC 0 (v1/v2 always have exactly `l3c0`; v3 has at least `l3c0..3`;
 /// `mcb0` and `mc0` exist in all modes).
@@ -32,24 +32,42 @@ pub const FALLBACK: ActiveMasks = ActiveMasks {
     mc: 0x1,
 };
 
-/// v1/v2: from CSWCR and the MCBADDRMR of MCB A and MCB B. One L3C; one or
-/// two MCBs; MC0 always, and MC1 (single MCB, dual MCU) or MC2 (dual MCB),
-/// or all four (dual MCB, dual MCU on MCB B).
-pub fn v1v2(cswcr: u32, mcba_addrmr: u32, mcbb_addrmr: u32) -> ActiveMasks {
-    let (mcb, mc) = if cswcr & regs::CSWCR_DUALMCB != 0 {
-        let mc = if mcbb_addrmr & regs::MCBADDRMR_DUALMCU != 0 {
-            0xF
-        } else {
-            0x5
-        };
-        (0x3, mc)
+/// A memory controller bridge of X-Gene 1/2, as the discovery syscons name
+/// them (`regmap-mcba`, `regmap-mcbb`; ACPI resources 2 and 3).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum McbUnit {
+    /// MCB A, present in every configuration.
+    A,
+    /// MCB B, present only in dual-MCB mode.
+    B,
+}
+
+/// v1/v2: the one MCB whose MCBADDRMR says which MCs are in use, from
+/// CSWCR: MCB B in dual-MCB mode, MCB A otherwise. It is the only MCB
+/// register discovery reads: in single-MCB mode MCB B is not in use, and a
+/// read of it may fault or stall the bus (`xgene_edac` reads only the MCB
+/// in use as well).
+pub const fn v1v2_mcb(cswcr: u32) -> McbUnit {
+    if cswcr & regs::CSWCR_DUALMCB != 0 {
+        McbUnit::B
     } else {
-        let mc = if mcba_addrmr & regs::MCBADDRMR_DUALMCU != 0 {
-            0x3
-        } else {
-            0x1
-        };
-        (0x1, mc)
+        McbUnit::A
+    }
+}
+
+/// v1/v2: from CSWCR and the MCBADDRMR of the MCB [`v1v2_mcb`] names, or
+/// `None` if that read failed. One L3C; one or two MCBs (CSWCR); MC0
+/// always, and MC1 (single MCB, dual MCU), or MC2 (dual MCB), or all four
+/// (dual MCB, dual MCU). Without MCBADDRMR only the MCs every configuration
+/// with this CSWCR has are taken: MC0, and MC2 with dual MCB. (Upstream
+/// registers no MC at all then.)
+pub fn v1v2(cswcr: u32, addrmr: Option<u32>) -> ActiveMasks {
+    let dual_mcu = addrmr.is_some_and(|r| r & regs::MCBADDRMR_DUALMCU != 0);
+    let (mcb, mc) = match (v1v2_mcb(cswcr), dual_mcu) {
+        (McbUnit::B, true) => (0x3, 0xF),
+        (McbUnit::B, false) => (0x3, 0x5),
+        (McbUnit::A, true) => (0x1, 0x3),
+        (McbUnit::A, false) => (0x1, 0x1),
     };
     ActiveMasks { l3c: 0x1, mcb, mc }
 }

@@ -302,6 +302,12 @@ pub mod regs {
     pub const PMCR_P: u32 = 1 << 1;
     /// INTMASK value that masks every source (all versions).
     pub const INTMASK_ALL: u32 = 0xFFFF_FFFF;
+    /// The bits of a sub-block's overflow status register (PMOVSR, or
+    /// PMOVSSET on v3): four on every version, X-Gene 1's one-counter
+    /// sub-blocks included (upstream's `PMU_OVERFLOW_MASK`). A set bit past
+    /// the counters must be cleared too, or the sub-block's source stays
+    /// asserted.
+    pub const OVS_STATUS_MASK: u32 = 0xF;
     /// CSWCR: dual-MCB mode.
     pub const CSWCR_DUALMCB: u32 = 1 << 0;
     /// CSWCR: shift of the 2-bit MCB0 routing field (v3).

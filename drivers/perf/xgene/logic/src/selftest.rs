@@ -261,18 +261,21 @@ pub static CASES: &[Case] = &[
         })
     }),
     // discover
-    case("v1/v2 single MCB", || {
-        discover::v1v2(0, 0, 0) == masks(1, 1, 1)
-            && discover::v1v2(0, 4, 0) == masks(1, 1, 3)
-            && discover::v1v2(0, 0, 4) == masks(1, 1, 1)
+    case("v1/v2 single MCB reads MCB A only", || {
+        discover::v1v2_mcb(0) == discover::McbUnit::A
+            && discover::v1v2(0, Some(0)) == masks(1, 1, 1)
+            && discover::v1v2(0, Some(4)) == masks(1, 1, 3)
+            && discover::v1v2(0, None) == masks(1, 1, 1)
     }),
-    case("v1/v2 dual MCB", || {
-        discover::v1v2(1, 0, 0) == masks(1, 3, 5)
-            && discover::v1v2(1, 0, 4) == masks(1, 3, 0xF)
-            && discover::v1v2(1, 4, 0) == masks(1, 3, 5)
+    case("v1/v2 dual MCB reads MCB B only", || {
+        discover::v1v2_mcb(1) == discover::McbUnit::B
+            && discover::v1v2(1, Some(0)) == masks(1, 3, 5)
+            && discover::v1v2(1, Some(4)) == masks(1, 3, 0xF)
+            && discover::v1v2(1, None) == masks(1, 3, 5)
     }),
     case("v1/v2 ignore other bits", || {
-        discover::v1v2(0xFFFF_FFFE, 0xFFFF_FFFB, 0xFFFF_FFFF) == masks(1, 1, 1)
+        discover::v1v2_mcb(0xFFFF_FFFE) == discover::McbUnit::A
+            && discover::v1v2(0xFFFF_FFFE, Some(0xFFFF_FFFB)) == masks(1, 1, 1)
     }),
     case("v3 single MCB by MCB0 routing", || {
         discover::v3(0) == masks(0xF, 1, 1)

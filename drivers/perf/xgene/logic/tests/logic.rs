@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use xgene_logic::{
     config::{self, ConfigError},
     counter::{self, Allocator},
-    discover::{self, ActiveMasks},
+    discover::{self, ActiveMasks, McbUnit},
     hw::{PmuType, Version},
 };
 
@@ -78,24 +78,48 @@ fn expect_v3(dual_mcb: bool, r0: u32, r1: u32) -> ActiveMasks {
 
 const NOISE: [u32; 4] = [0, 0xFFFF_FFC0, 0x8000_0040, 0x5555_5540];
 
+/// v1/v2 discovery as the driver runs it: CSWCR, then the MCBADDRMR of the
+/// one MCB it names.
+fn read_v1v2(csw: u32, mcba: u32, mcbb: u32) -> ActiveMasks {
+    let addrmr = match discover::v1v2_mcb(csw) {
+        McbUnit::A => mcba,
+        McbUnit::B => mcbb,
+    };
+    discover::v1v2(csw, Some(addrmr))
+}
+
 #[test]
 fn discovery_v1v2_every_combination() {
     for low in 0..64u32 {
         for noise in NOISE {
             let csw = low | noise;
+            // Only the MCB in use is read: MCB B exactly in dual-MCB mode.
+            let want_unit = if low & 1 != 0 { McbUnit::B } else { McbUnit::A };
+            assert_eq!(discover::v1v2_mcb(csw), want_unit, "{csw:#x}");
             for a in [0u32, 4] {
                 for b in [0u32, 4] {
                     // Other MCBADDRMR bits do not matter.
                     let (ma, mb) = (a | (noise & !4), b | (!noise & !4));
                     let want = expect_v1v2(csw & 1 != 0, a != 0, b != 0);
-                    assert_eq!(
-                        discover::v1v2(csw, ma, mb),
-                        want,
-                        "{csw:#x} {ma:#x} {mb:#x}"
-                    );
+                    assert_eq!(read_v1v2(csw, ma, mb), want, "{csw:#x} {ma:#x} {mb:#x}");
                 }
             }
         }
+    }
+}
+
+#[test]
+fn discovery_v1v2_without_mcbaddrmr() {
+    // A failed MCB read keeps what CSWCR says: the MCBs, and the MCs every
+    // configuration with that CSWCR has (a subset of each of them).
+    for csw in 0..64u32 {
+        let m = discover::v1v2(csw, None);
+        for r in [0u32, 4] {
+            let full = discover::v1v2(csw, Some(r));
+            assert_eq!((m.l3c, m.mcb), (full.l3c, full.mcb), "{csw:#x}");
+            assert_eq!(m.mc & !full.mc, 0, "{csw:#x} {r:#x}");
+        }
+        assert_eq!(m.mc, if csw & 1 != 0 { 0x5 } else { 0x1 }, "{csw:#x}");
     }
 }
 
@@ -116,14 +140,14 @@ fn discovery_limits() {
     for csw in 0..64 {
         for a in [0, 4] {
             for b in [0, 4] {
-                let m = discover::v1v2(csw, a, b);
+                let m = read_v1v2(csw, a, b);
                 assert!(m.l3c == 1 && m.mcb <= 3 && m.mc <= 0xF && m.mc & 1 == 1);
             }
         }
         let m = discover::v3(csw);
         assert!(m.l3c <= 0xFF && m.mcb <= 3 && m.mc <= 0xFF && m.mc & 1 == 1);
         // The fallback is a subset of every discovered configuration.
-        for m in [m, discover::v1v2(csw, 0, 0)] {
+        for m in [m, read_v1v2(csw, 0, 0), discover::v1v2(csw, None)] {
             let f = discover::FALLBACK;
             assert!(f.l3c & !m.l3c == 0 && f.mcb & !m.mcb == 0 && f.mc & !m.mc == 0);
         }
