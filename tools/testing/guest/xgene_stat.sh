@@ -138,8 +138,15 @@ if [ -n "$drv" ]; then
 	#    interval, while perf rotates it with one more event (every few ms,
 	#    each time stopping and starting all four counters): the driver gates
 	#    the sub-block around scheduling (pmu_disable/pmu_enable). X-Gene 2
-	#    (four counters) only.
+	#    (four counters) only. Without the gate a run saw every interval
+	#    equal with the tick on the owner CPU, hence the tick elsewhere.
 	if [ "$(xg_stat version)" = 2 ]; then
+		# The model's tick on the CPU that does not own the PMUs, so that it
+		# can land inside the scheduling of the group (which runs with
+		# interrupts off on the owner).
+		owner=$(cat $D/l3c0/cpumask)
+		ok "reload xgene_sim with its tick on CPU $((1 - owner))" \
+			sh -c "timeout 30 rmmod xgene_sim && timeout 30 insmod $M/xgene_sim.ko tick_cpu=$((1 - owner))"
 		grp='{l3c0/read-miss/,l3c0/read-miss/,l3c0/read-miss/,l3c0/read-miss/}'
 		timeout $PERF_T perf stat -a -x';' --no-scale -I 10 -o /tmp/group.csv -e "$grp" -e l3c0/read-hit/ \
 			sleep 2 >/tmp/group.out 2>&1

@@ -5,7 +5,9 @@
  * module's state, which each probe gets back as its data pointer.
  */
 
+#include <linux/hrtimer.h>
 #include <linux/interrupt.h>
+#include <linux/smp.h>
 #include <linux/io.h>
 #include <linux/irq.h>
 #include <linux/mm.h>
@@ -192,6 +194,26 @@ int xgsim_tp_vfree_register(void *tp, xgsim_vfree_probe fn, void *data)
 int xgsim_tp_vfree_unregister(void *tp, xgsim_vfree_probe fn, void *data)
 {
 	return tracepoint_probe_unregister(tp, fn, data);
+}
+
+struct xgsim_start {
+	struct hrtimer *timer;
+	u64 ns;
+};
+
+static void xgsim_start_here(void *info)
+{
+	struct xgsim_start *s = info;
+
+	hrtimer_start(s->timer, ns_to_ktime(s->ns), HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/* Starts the pinned tick on CPU @cpu (which must be online). */
+int xgsim_hrtimer_start_on(int cpu, struct hrtimer *timer, u64 ns)
+{
+	struct xgsim_start s = { .timer = timer, .ns = ns };
+
+	return smp_call_function_single(cpu, xgsim_start_here, &s, 1);
 }
 
 /*

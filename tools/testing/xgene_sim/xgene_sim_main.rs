@@ -91,6 +91,10 @@ module! {
             default: true,
             description: "Log each counter session with pr_info",
         },
+        tick_cpu: i32 {
+            default: -1,
+            description: "CPU the counting tick runs on (-1: the loading CPU)",
+        },
     },
 }
 
@@ -219,9 +223,28 @@ impl kernel::Module for XgeneSim {
         this.files = Some(debugfs::make_files(s).inspect_err(|e| {
             pr_err!("cannot create the debugfs files: {:?}\n", e);
         })?);
-        // SAFETY: The timer was set up by `Sim::new`; it lives as long as
-        // the `Sim`, and `Drop` cancels it first.
-        unsafe { b::rpmu_hrtimer_start(s.timer.get(), s.period_ns, true) };
+        // The silicon counts whatever the CPUs do: a tick on another CPU
+        // than the PMU's owner can land in the middle of a driver's register
+        // sequence (which runs with interrupts off on the owner).
+        let cpu = module_parameters::tick_cpu.value();
+        if cpu >= 0 {
+            if !kernel::cpu::CpuId::from_i32(cpu).is_some_and(rpmu::cpu::is_online) {
+                pr_err!("tick_cpu {} is not an online CPU\n", cpu);
+                return Err(EINVAL);
+            }
+            // SAFETY: The timer was set up by `Sim::new`; it lives as long
+            // as the `Sim`, and `Drop` cancels it first. The start runs on
+            // `cpu` (or fails if it went offline) and is waited for.
+            let rc = unsafe { b::xgsim_hrtimer_start_on(cpu, s.timer.get(), s.period_ns) };
+            if rc != 0 {
+                pr_err!("cannot start the tick on CPU {}: {}\n", cpu, rc);
+                return Err(Error::from_errno(rc));
+            }
+        } else {
+            // SAFETY: The timer was set up by `Sim::new`; it lives as long
+            // as the `Sim`, and `Drop` cancels it first.
+            unsafe { b::rpmu_hrtimer_start(s.timer.get(), s.period_ns, true) };
+        }
         this.timer = true;
         let s = &this.sim;
         pr_info!(
