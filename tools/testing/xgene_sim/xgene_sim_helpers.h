@@ -9,6 +9,7 @@
 #define XGENE_SIM_HELPERS_H
 
 #include <linux/types.h>
+#include <linux/hrtimer.h>
 
 struct device_node;
 
