@@ -86,7 +86,7 @@ xg_check() {
 		if awk -v x="$ratio" 'BEGIN { exit !(x >= 0.9 && x <= 1.1) }'; then
 			_case ok "$name: $spec counted for the time it ran (periods*period/run = $ratio)"
 		elif [ "${XGENE_REFERENCE:-0}" = 1 ]; then
-			echo "DIFF $name: $spec counted for $ratio of the time perf says it ran (periods $periods, run $run ns)"
+			echo "DIFF $name: $spec counted for $ratio of the time perf says it ran (periods $periods, run $run ns; model: enable SET/CLR read back $(cat $X/readback))"
 		else
 			_case "not ok" "$name: $spec counted for the time it ran (periods*period/run = $ratio)"
 		fi

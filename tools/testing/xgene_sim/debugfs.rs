@@ -2,10 +2,14 @@
 
 //! debugfs `xgene_sim/`: `tally` (write 0 or `reset` to reset it), `pmus`,
 //! `stats`, `scale`, `inject` (faults for the drivers' interrupt handling:
-//! `PMU set|hold BITS`, `PMU line`, `PMU off`). Each file holds a reference
-//! to the simulator.
+//! `PMU set|hold BITS`, `PMU line`, `PMU off`), `readback` (`mask` or
+//! `zero`: what the enable SET/CLR registers read). Each file holds a
+//! reference to the simulator.
 
-use crate::{model::Fault, sim::Sim};
+use crate::{
+    model::{Fault, Readback},
+    sim::Sim,
+};
 use kernel::{
     debugfs::{Dir, File},
     fmt,
@@ -117,6 +121,25 @@ fn inject_set(s: &Arc<Sim>, r: &mut UserSliceReader) -> Result {
     }
 }
 
+fn readback_show(s: &Arc<Sim>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    writeln!(f, "{}", s.with_model(|m| m.readback.name()))
+}
+
+fn readback_set(s: &Arc<Sim>, r: &mut UserSliceReader) -> Result {
+    let mut buf = [0u8; 16];
+    let n = read_user(r, &mut buf)?;
+    let want = match core::str::from_utf8(&buf[..n]).map(str::trim) {
+        Ok("mask") => Readback::Mask,
+        Ok("zero") => Readback::Zero,
+        _ => {
+            pr_warn!("readback: write mask or zero\n");
+            return Err(EINVAL);
+        }
+    };
+    s.with_model(|m| m.set_readback(want));
+    Ok(())
+}
+
 /// The files; removed on drop.
 pub(crate) struct Files {
     _tally: Pin<KBox<File<Arc<Sim>>>>,
@@ -124,6 +147,7 @@ pub(crate) struct Files {
     _stats: Pin<KBox<File<Arc<Sim>>>>,
     _scale: Pin<KBox<File<Arc<Sim>>>>,
     _inject: Pin<KBox<File<Arc<Sim>>>>,
+    _readback: Pin<KBox<File<Arc<Sim>>>>,
     _dir: Dir,
 }
 
@@ -149,6 +173,10 @@ pub(crate) fn make_files(s: &Arc<Sim>) -> Result<Files> {
         )?,
         _inject: KBox::pin_init(
             dir.read_write_callback_file(c"inject", s.clone(), &inject_show, &inject_set),
+            GFP_KERNEL,
+        )?,
+        _readback: KBox::pin_init(
+            dir.read_write_callback_file(c"readback", s.clone(), &readback_show, &readback_set),
             GFP_KERNEL,
         )?,
         _dir: dir,

@@ -16,7 +16,9 @@
 //!   C driver does, xgene_pmu.c `xgene_pmu_disable_counter{,_int}`) writes
 //!   back every enabled bit and so disables *every* counter (interrupt) of
 //!   that PMU, not just `i`. The model does not hide that; the e2e harness
-//!   measures it.
+//!   measures it. The documentation does not settle this read-back, so it is
+//!   a model parameter ([`Readback`]): the other reading has the SET/CLR
+//!   registers read 0, under which the read-modify-write is harmless.
 //! * PMEVTYPERn: event code. PMAMR0/PMAMR1: agent masks, a set bit means the
 //!   agent is counted; PMAMR1 exists on IOB only; v3 has no agent masks.
 //! * PMEVCNTRn: 32 bits on v1/v2 (v1 has one counter, v2 four); on v3 64 bits
@@ -134,6 +136,26 @@ impl<C: Cells> Child<C> {
     }
 }
 
+/// What the PMCNTENSET/CLR and PMINTENSET/CLR registers read back, which
+/// the documentation does not settle (debugfs `readback`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Readback {
+    /// The current enable mask (as the ARM PMU's registers do).
+    Mask,
+    /// Zero (write-only registers).
+    Zero,
+}
+
+impl Readback {
+    /// The name debugfs shows and takes.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Readback::Mask => "mask",
+            Readback::Zero => "zero",
+        }
+    }
+}
+
 /// Model-wide event counts.
 #[derive(Default)]
 pub(crate) struct Stats {
@@ -156,6 +178,8 @@ pub(crate) struct Outcome {
 /// The whole simulated PMU: the top level and its children.
 pub(crate) struct Model<C: Cells> {
     pub(crate) version: u32,
+    /// What the enable SET/CLR registers read back.
+    pub(crate) readback: Readback,
     pub(crate) top: C,
     pub(crate) intmask: u32,
     pub(crate) children: KVec<Child<C>>,
@@ -169,6 +193,7 @@ impl<C: Cells> Model<C> {
     pub(crate) fn new(version: u32, top: C) -> Result<Self> {
         Ok(Model {
             version,
+            readback: Readback::Mask,
             top,
             intmask: 0,
             children: KVec::new(),
@@ -333,10 +358,14 @@ impl<C: Cells> Model<C> {
     /// Writes the registers that read back model state.
     fn sync_child(&self, ci: usize) {
         let c = &self.children[ci];
-        c.cells.wr(PMCNTENSET, c.cnten);
-        c.cells.wr(PMCNTENCLR, c.cnten);
-        c.cells.wr(PMINTENSET, c.inten);
-        c.cells.wr(PMINTENCLR, c.inten);
+        let (cnten, inten) = match self.readback {
+            Readback::Mask => (c.cnten, c.inten),
+            Readback::Zero => (0, 0),
+        };
+        c.cells.wr(PMCNTENSET, cnten);
+        c.cells.wr(PMCNTENCLR, cnten);
+        c.cells.wr(PMINTENSET, inten);
+        c.cells.wr(PMINTENCLR, inten);
         if self.wide() {
             c.cells.wr(PMOVSSET, c.ovs);
             c.cells.wr(PMOVSR, c.ovs);
@@ -451,6 +480,14 @@ impl<C: Cells> Model<C> {
         // Like a level line: still asserted after a clear means it fires
         // again once the handler returns.
         out.raise = edge || (self.line && status_write);
+    }
+
+    /// Switches what the enable SET/CLR registers read back.
+    pub(crate) fn set_readback(&mut self, r: Readback) {
+        self.readback = r;
+        for ci in 0..self.children.len() {
+            self.sync_child(ci);
+        }
     }
 
     /// The child named `name` (`l3c0`, `mcb1`, ...).

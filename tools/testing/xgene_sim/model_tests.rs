@@ -8,7 +8,7 @@ use kernel::prelude::*;
 mod tests {
     use crate::{
         kind::{amount, Cells, Kind},
-        model::{Child, Fault, Model, Outcome},
+        model::{Child, Fault, Model, Outcome, Readback},
         regs::{INTMASK, INTSTATUS, PMAMR0, PMAMR1, PMCNTENCLR, PMCNTENSET, PMCR, PMCR_E},
         regs::{PMEVCNTR0, PMEVTYPER0, PMINTENCLR, PMINTENSET, PMOVSR},
     };
@@ -59,6 +59,25 @@ mod tests {
         let rmw = child.rd(PMCNTENCLR) | 0b0100;
         store(&mut m, 0, PMCNTENCLR, rmw);
         assert_eq!(m.children[0].cnten, 0);
+        Ok(())
+    }
+
+    #[test]
+    fn set_clear_read_zero_in_the_other_reading() -> Result {
+        let (tb, cb) = (mem()?, mem()?);
+        let (top, child) = (&*tb, &*cb);
+        let mut m = Model::new(2, top)?;
+        m.children
+            .push(Child::new(Kind::L3c, 0, 0, child), GFP_KERNEL)?;
+        store(&mut m, 0, PMCNTENSET, 0b0101);
+        m.set_readback(Readback::Zero);
+        assert_eq!((child.rd(PMCNTENSET), child.rd(PMCNTENCLR)), (0, 0));
+        // The same read-modify-write now clears only the bit it adds.
+        let rmw = child.rd(PMCNTENCLR) | 0b0100;
+        store(&mut m, 0, PMCNTENCLR, rmw);
+        assert_eq!(m.children[0].cnten, 0b0001);
+        m.set_readback(Readback::Mask);
+        assert_eq!(child.rd(PMCNTENCLR), 0b0001);
         Ok(())
     }
 

@@ -287,7 +287,7 @@ impl Sim {
 
     /// debugfs `stats`.
     pub(crate) fn fmt_stats(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (version, st, tally, line) = self.with_model(|m| {
+        let (version, st, tally, line, readback) = self.with_model(|m| {
             (
                 m.version,
                 [
@@ -299,9 +299,11 @@ impl Sim {
                 ],
                 m.tally.len(),
                 m.line,
+                m.readback.name(),
             )
         });
         writeln!(f, "version {version}")?;
+        writeln!(f, "readback {readback}")?;
         writeln!(f, "irq {}", self.virq)?;
         writeln!(f, "period_ns {}", self.period_ns)?;
         writeln!(f, "scale {}", self.scale.load(Relaxed))?;

@@ -313,6 +313,8 @@ impl Drop for XgeneSim {
         }
         self.files = None;
         let s = &self.sim;
+        // The next load adopts the enables from the SET/CLR registers.
+        s.with_model(|m| m.set_readback(model::Readback::Mask));
         let (st, n) = s.with_model(|m| {
             (
                 [m.stats.ticks, m.stats.overflows, m.stats.writes],
