@@ -12,7 +12,7 @@ use crate::{
     },
     rpmu::perf::{
         Capabilities, Capability, Event, EventFlag, EventFlags, EventInit, HwState, HwStateBit,
-        PmuDriver, TaskContext,
+        PmuDriver, TaskContext, Txn,
     },
 };
 use kernel::prelude::*;
@@ -207,6 +207,22 @@ impl PmuDriver for Child {
         if hw.should_count() {
             self.set_global_enable(true);
         }
+    }
+
+    /// A group is added, or read, with the sub-block stopped: its members
+    /// start together, and their counts are of one instant (the sub-block
+    /// does not count for the few register accesses a group read takes).
+    fn start_txn(&self, _txn: Txn) {
+        self.pmu_disable();
+    }
+
+    fn commit_txn(&self) -> Result {
+        self.pmu_enable();
+        Ok(())
+    }
+
+    fn cancel_txn(&self) {
+        self.pmu_enable();
     }
 
     fn read(&self, event: &Event<Self>) {

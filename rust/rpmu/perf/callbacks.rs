@@ -8,11 +8,11 @@ use super::{
     event::EventBox,
     event_init::EventInit,
     registration::{Inner, Registration},
-    Capability, Event, EventFlags, PmuDriver, TimerRestart,
+    Capability, Event, EventFlags, PmuDriver, TimerRestart, Txn,
 };
 use crate::rpmu::bindings;
 use core::{
-    ffi::{c_int, c_void},
+    ffi::{c_int, c_uint, c_void},
     ptr::NonNull,
 };
 use kernel::{error::from_result, prelude::*, types::Opaque};
@@ -226,6 +226,45 @@ impl<T: PmuDriver> Registration<T> {
     pub(super) unsafe extern "C" fn pmu_disable_callback(pmu: *mut bindings::pmu) {
         // SAFETY: Guaranteed by the caller.
         unsafe { Inner::<T>::from_pmu(pmu) }.driver.pmu_disable();
+    }
+
+    /// `pmu::start_txn`.
+    ///
+    /// # Safety
+    ///
+    /// As for `pmu_enable_callback`.
+    pub(super) unsafe extern "C" fn start_txn_callback(pmu: *mut bindings::pmu, flags: c_uint) {
+        let txn = if flags & bindings::PERF_PMU_TXN_READ != 0 {
+            Txn::Read
+        } else {
+            Txn::Add
+        };
+        // SAFETY: Guaranteed by the caller.
+        unsafe { Inner::<T>::from_pmu(pmu) }.driver.start_txn(txn);
+    }
+
+    /// `pmu::commit_txn`.
+    ///
+    /// # Safety
+    ///
+    /// As for `pmu_enable_callback`.
+    pub(super) unsafe extern "C" fn commit_txn_callback(pmu: *mut bindings::pmu) -> c_int {
+        // SAFETY: Guaranteed by the caller.
+        let inner = unsafe { Inner::<T>::from_pmu(pmu) };
+        from_result(|| {
+            inner.driver.commit_txn()?;
+            Ok(0)
+        })
+    }
+
+    /// `pmu::cancel_txn`.
+    ///
+    /// # Safety
+    ///
+    /// As for `pmu_enable_callback`.
+    pub(super) unsafe extern "C" fn cancel_txn_callback(pmu: *mut bindings::pmu) {
+        // SAFETY: Guaranteed by the caller.
+        unsafe { Inner::<T>::from_pmu(pmu) }.driver.cancel_txn();
     }
 
     /// `pmu::setup_aux`.

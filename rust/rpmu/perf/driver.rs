@@ -14,6 +14,16 @@ pub enum TimerRestart {
     After(Delta),
 }
 
+/// A PMU transaction: perf schedules or reads a group of events as one
+/// (`PERF_PMU_TXN_ADD`, `PERF_PMU_TXN_READ`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Txn {
+    /// The group's events are being added (`add` for each).
+    Add,
+    /// The group's events are being read (`read` for each).
+    Read,
+}
+
 /// A perf PMU driver.
 ///
 /// The driver value is owned by its [`Registration`](super::Registration);
@@ -22,8 +32,8 @@ pub enum TimerRestart {
 ///
 /// Contexts: `event_init` and `setup_aux` run in process context and may
 /// sleep; `add`, `del`, `start`, `stop`, `read`, `check_period`,
-/// `pmu_enable` and `pmu_disable` run on the event's CPU with interrupts
-/// disabled and perf's raw context lock held; `timer` runs in hard interrupt
+/// `pmu_enable`, `pmu_disable` and the transaction callbacks run on the
+/// event's CPU with interrupts disabled and perf's raw context lock held; `timer` runs in hard interrupt
 /// context on the CPU the timer was started on. For one event these never
 /// run concurrently with each other, except `timer` against callbacks made
 /// on another CPU, which a CPU-wide PMU avoids by starting the timer pinned
@@ -143,6 +153,31 @@ pub trait PmuDriver: Sized + Send + Sync + 'static {
 
     /// Restarts the PMU after [`Self::pmu_disable`].
     fn pmu_enable(&self) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Starts a transaction on this PMU. Perf ends it with
+    /// [`Self::commit_txn`], or, for a [`Txn::Add`] that could not add every
+    /// event, with [`Self::cancel_txn`] after removing those it added.
+    /// Transactions do not nest on a CPU.
+    ///
+    /// A driver implements all three transaction callbacks or none. Without
+    /// them perf brackets [`Txn::Add`] with `pmu_disable`/`pmu_enable` (if
+    /// the driver has those) and does nothing around [`Txn::Read`], so the
+    /// members of a group are read one after the other while they count.
+    fn start_txn(&self, _txn: Txn) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Ends the transaction started last on this CPU. An error ends a
+    /// [`Txn::Add`] as a failure: perf removes the group's events again and
+    /// calls [`Self::cancel_txn`].
+    fn commit_txn(&self) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Abandons the [`Txn::Add`] started last on this CPU.
+    fn cancel_txn(&self) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 

@@ -38,12 +38,14 @@
 //!              dropped: AuxData dropped. The module stays loaded until then.
 //!   pmu_enable/pmu_disable: around perf's scheduling of a group (CPU of the
 //!              context, interrupts off).
+//!   start_txn .. commit_txn (or cancel_txn): around adding or reading a
+//!              group as one (CPU of the context, interrupts off).
 //! ```
 //!
-//! `add`, `del`, `start`, `stop`, `read`, `check_period` and the
-//! `pmu_enable`/`pmu_disable` pair run with interrupts disabled and perf's
-//! raw context lock held: a lock they take must be a raw spinlock
-//! ([`crate::rpmu::sync::RawSpinLockIrq`]).
+//! `add`, `del`, `start`, `stop`, `read`, `check_period`, the
+//! `pmu_enable`/`pmu_disable` pair and the transaction callbacks run with
+//! interrupts disabled and perf's raw context lock held: a lock they take
+//! must be a raw spinlock ([`crate::rpmu::sync::RawSpinLockIrq`]).
 
 pub mod attrs;
 pub mod aux;
@@ -57,7 +59,7 @@ mod registration;
 
 pub use attrs::{AttrGroup, AttrValue, SysfsWriter};
 pub use aux::{AuxBuffer, AuxFlags, AuxOutput};
-pub use driver::{PmuDriver, TimerRestart};
+pub use driver::{PmuDriver, TimerRestart, Txn};
 pub use event::Event;
 pub use event_init::{EventInit, GroupMember};
 pub use flags::{

@@ -52,6 +52,16 @@ unsafe impl<T: PmuDriver> Send for Registration<T> {}
 unsafe impl<T: PmuDriver> Sync for Registration<T> {}
 
 impl<T: PmuDriver> Registration<T> {
+    /// Whether `T` implements the transaction callbacks; a build error if
+    /// it implements only some of them (perf needs all three or none).
+    const HAS_TXN: bool = {
+        assert!(
+            T::HAS_START_TXN == T::HAS_COMMIT_TXN && T::HAS_START_TXN == T::HAS_CANCEL_TXN,
+            "implement start_txn, commit_txn and cancel_txn together"
+        );
+        T::HAS_START_TXN
+    };
+
     /// The `struct pmu` of every PMU of driver `T`, before registration.
     pub const VTABLE: bindings::pmu = bindings::pmu {
         capabilities: T::CAPABILITIES.bits() as c_int,
@@ -74,6 +84,21 @@ impl<T: PmuDriver> Registration<T> {
         },
         pmu_disable: if T::HAS_PMU_DISABLE {
             Some(Self::pmu_disable_callback)
+        } else {
+            None
+        },
+        start_txn: if Self::HAS_TXN {
+            Some(Self::start_txn_callback)
+        } else {
+            None
+        },
+        commit_txn: if Self::HAS_TXN {
+            Some(Self::commit_txn_callback)
+        } else {
+            None
+        },
+        cancel_txn: if Self::HAS_TXN {
+            Some(Self::cancel_txn_callback)
         } else {
             None
         },

@@ -144,9 +144,10 @@ if [ -n "$drv" ]; then
 	# 7. A group of identical events counts identically in every 10 ms
 	#    interval, while perf rotates it with one more event (every few ms,
 	#    each time stopping and starting all four counters): the driver gates
-	#    the sub-block around scheduling (pmu_disable/pmu_enable). X-Gene 2
-	#    (four counters) only. Without the gate a run saw every interval
-	#    equal with the tick on the owner CPU, hence the tick elsewhere.
+	#    the sub-block around scheduling (pmu_disable/pmu_enable) and around
+	#    group reads (a read transaction). X-Gene 2 (four counters) only.
+	#    Without the gate a run saw every interval equal with the tick on
+	#    the owner CPU, hence the tick elsewhere.
 	if [ "$(xg_stat version)" = 2 ]; then
 		# The model's tick on the CPU that does not own the PMUs, so that it
 		# can land inside the scheduling of the group (which runs with

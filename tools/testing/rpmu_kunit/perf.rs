@@ -149,6 +149,7 @@ mod cases {
         assert!(v.event_init.is_some() && v.read.is_some());
         assert!(v.setup_aux.is_none() && v.free_aux.is_none());
         assert!(v.check_period.is_none() && v.pmu_enable.is_none());
+        assert!(v.start_txn.is_none() && v.commit_txn.is_none() && v.cancel_txn.is_none());
         assert!(v.name.is_null() && v.module.is_null());
         assert_eq!(v.task_ctx_nr, -1);
     }
