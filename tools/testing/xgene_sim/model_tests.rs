@@ -32,6 +32,20 @@ mod tests {
         Ok(unsafe { b.assume_init() })
     }
 
+    /// A model of `version` over `top` with one child over `child`.
+    fn model<'a>(
+        version: u32,
+        top: &'a Mem,
+        kind: Kind,
+        index: u32,
+        child: &'a Mem,
+    ) -> Result<Model<&'a Mem>> {
+        let mut m = Model::new(version, top)?;
+        m.children
+            .push(Child::new(kind, index, 0, child), GFP_KERNEL)?;
+        Ok(m)
+    }
+
     /// A driver's store: into the cell first, then the model sees it.
     fn store<'a>(m: &mut Model<&'a Mem>, ci: usize, off: usize, val: u32) -> Outcome {
         let mut out = Outcome::default();
@@ -44,9 +58,7 @@ mod tests {
     fn set_clear_read_back_the_enable_mask() -> Result {
         let (tb, cb) = (mem()?, mem()?);
         let (top, child) = (&*tb, &*cb);
-        let mut m = Model::new(2, top)?;
-        m.children
-            .push(Child::new(Kind::L3c, 0, 0, child), GFP_KERNEL)?;
+        let mut m = model(2, top, Kind::L3c, 0, child)?;
         store(&mut m, 0, PMCNTENSET, 0b0101);
         assert_eq!(child.rd(PMCNTENSET), 0b0101);
         assert_eq!(child.rd(PMCNTENCLR), 0b0101);
@@ -66,9 +78,7 @@ mod tests {
     fn set_clear_read_zero_in_the_other_reading() -> Result {
         let (tb, cb) = (mem()?, mem()?);
         let (top, child) = (&*tb, &*cb);
-        let mut m = Model::new(2, top)?;
-        m.children
-            .push(Child::new(Kind::L3c, 0, 0, child), GFP_KERNEL)?;
+        let mut m = model(2, top, Kind::L3c, 0, child)?;
         store(&mut m, 0, PMCNTENSET, 0b0101);
         m.set_readback(Readback::Zero);
         assert_eq!((child.rd(PMCNTENSET), child.rd(PMCNTENCLR)), (0, 0));
@@ -85,9 +95,7 @@ mod tests {
     fn counts_wraps_and_interrupts() -> Result {
         let (tb, cb) = (mem()?, mem()?);
         let (top, child) = (&*tb, &*cb);
-        let mut m = Model::new(2, top)?;
-        m.children
-            .push(Child::new(Kind::Mc, 2, 0, child), GFP_KERNEL)?;
+        let mut m = model(2, top, Kind::Mc, 2, child)?;
         store(&mut m, 0, PMEVTYPER0 + 4, 0x5);
         store(&mut m, 0, PMEVCNTR0 + 4, 0xFFFF_FFF0);
         store(&mut m, 0, PMCNTENSET, 0b10);
@@ -123,9 +131,7 @@ mod tests {
     fn agent_masks_select_and_rekey() -> Result {
         let (tb, cb) = (mem()?, mem()?);
         let (top, child) = (&*tb, &*cb);
-        let mut m = Model::new(2, top)?;
-        m.children
-            .push(Child::new(Kind::Iob, 0, 0, child), GFP_KERNEL)?;
+        let mut m = model(2, top, Kind::Iob, 0, child)?;
         store(&mut m, 0, PMCR, PMCR_E);
         store(&mut m, 0, PMEVTYPER0, 0x2);
         store(&mut m, 0, PMAMR0, 0);
@@ -151,9 +157,7 @@ mod tests {
         let (tb, cb) = (mem()?, mem()?);
         let (top, child) = (&*tb, &*cb);
         // X-Gene 1: one counter, a four-bit status register.
-        let mut m = Model::new(1, top)?;
-        m.children
-            .push(Child::new(Kind::Mcb, 0, 0, child), GFP_KERNEL)?;
+        let mut m = model(1, top, Kind::Mcb, 0, child)?;
         assert_eq!(m.child_by_name("mcb0"), Some(0));
         assert_eq!(m.child_by_name("mc0"), None);
         assert_eq!(Fault::parse("set", Some("0x2")), Some(Fault::Set(2)));
