@@ -40,6 +40,9 @@ pub(crate) struct Programmed {
     /// may see more than one CPU's): the sub-block does not count while
     /// any is open.
     pub(crate) gated: u32,
+    /// PMCR as last written: its other bits (P clear), and whether E is
+    /// set. Only the driver writes PMCR, so it is never read back.
+    pub(crate) pmcr: u32,
 }
 
 impl Programmed {
@@ -70,6 +73,8 @@ impl Child {
         owner: Arc<Owner>,
     ) -> impl PinInit<Self, Error> {
         let layout = version.layout();
+        // `reset_block` left E clear; the other bits are kept as they are.
+        let pmcr = regs.read32(regs::PMCR) & !(regs::PMCR_E | regs::PMCR_P);
         try_pin_init!(Self {
             ty,
             version,
@@ -83,6 +88,7 @@ impl Child {
                     masks: None,
                     mask_users: 0,
                     gated: 0,
+                    pmcr,
                 },
                 "xgene_pmu_hw"
             ),
@@ -94,15 +100,17 @@ impl Child {
         self.owner.cpu()
     }
 
-    pub(crate) fn set_global_enable(&self, on: bool) {
-        let pmcr = self.regs.read32(regs::PMCR) & !regs::PMCR_P;
+    /// Sets or clears PMCR.E, which gates every counter of the sub-block;
+    /// writes only on a change.
+    pub(crate) fn set_global_enable(&self, hw: &mut Programmed, on: bool) {
         let new = if on {
-            pmcr | regs::PMCR_E
+            hw.pmcr | regs::PMCR_E
         } else {
-            pmcr & !regs::PMCR_E
+            hw.pmcr & !regs::PMCR_E
         };
-        if new != pmcr {
+        if new != hw.pmcr {
             self.regs.write32(regs::PMCR, new);
+            hw.pmcr = new;
         }
     }
 

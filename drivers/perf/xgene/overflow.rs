@@ -37,7 +37,7 @@ impl Child {
         if self.overflow_status() == 0 {
             return Serviced::default();
         }
-        self.set_global_enable(false);
+        self.set_global_enable(&mut hw, false);
         // Status bits stay set until cleared: this is a superset of the first read.
         let status = self.overflow_status();
         self.clear_overflow(status);
@@ -54,7 +54,7 @@ impl Child {
             self.disable_overflow_interrupts(stuck);
         }
         if hw.should_count() {
-            self.set_global_enable(true);
+            self.set_global_enable(&mut hw, true);
         }
         Serviced {
             found: status,

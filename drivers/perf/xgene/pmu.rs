@@ -131,7 +131,7 @@ impl PmuDriver for Child {
         self.rearm(&mut hw, idx);
         self.regs.write32(regs::PMINTENSET, 1 << idx);
         if hw.should_count() {
-            self.set_global_enable(true);
+            self.set_global_enable(&mut hw, true);
         }
         drop(hw);
 
@@ -154,7 +154,7 @@ impl PmuDriver for Child {
         hw.alloc.free(idx);
         hw.counters[idx] = Counter::default();
         if hw.alloc.used() == 0 {
-            self.set_global_enable(false);
+            self.set_global_enable(&mut hw, false);
         }
         event.set_hw_idx(None);
     }
@@ -198,14 +198,14 @@ impl PmuDriver for Child {
     fn pmu_disable(&self) {
         let mut hw = self.hw.lock();
         hw.gated += 1;
-        self.set_global_enable(false);
+        self.set_global_enable(&mut hw, false);
     }
 
     fn pmu_enable(&self) {
         let mut hw = self.hw.lock();
         hw.gated = hw.gated.saturating_sub(1);
         if hw.should_count() {
-            self.set_global_enable(true);
+            self.set_global_enable(&mut hw, true);
         }
     }
 
