@@ -2,6 +2,7 @@
 #
 #   make demo      the vpa_dtl demo in QEMU pseries (installs what it needs)
 #   make demo-xgene  the X-Gene PMU demo in QEMU virt (arm64), simulated silicon
+#                  (XGENE=1|2|3: that version, described by ACPI, booted with UEFI)
 #   make check     every test: host, KUnit and end-to-end in QEMU
 #   make soak      the fuzzers and soak cases at full size (hours)
 #   make mutants   deliberately broken drivers that the detectors and the
@@ -21,7 +22,7 @@ demo:
 	scripts/demo.sh
 
 demo-xgene:
-	scripts/demo-xgene.sh
+	XGENE=$(XGENE) scripts/demo-xgene.sh
 
 check:
 	scripts/check.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what the build and the tests need on a Debian 12 host: LLVM 19,
-# cross compilers, QEMU 10 from bookworm-backports, the pinned Rust toolchain
-# with rust-src, and bindgen. Idempotent: a second run only checks.
+# cross compilers, QEMU 10 from bookworm-backports, UEFI firmware and iasl
+# (the ACPI boots), the pinned Rust toolchain with rust-src, and bindgen. Idempotent: a second run only checks.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -12,7 +12,7 @@ export DEBIAN_FRONTEND=noninteractive
 host_pkgs=(clang-19 lld-19 llvm-19 libclang-19-dev bc bison flex libelf-dev libssl-dev
 	cpio xz-utils gzip make gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross device-tree-compiler rsync kmod
-	python3 file)
+	python3 file acpica-tools qemu-efi-aarch64)
 missing=()
 for p in "${host_pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -93,6 +93,21 @@ done
 find "$moddir" -name '*.ko' -exec cp {} "$work/root/lib/modules/rpmu/" \;
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 
+# arm64: optionally boot through UEFI with ACPI, the simulated X-Gene PMU
+# (RPMU_ACPI=1|2|3: its version) described by an SSDT that the kernel
+# installs from an uncompressed cpio in front of the initrd
+# (CONFIG_ACPI_TABLE_UPGRADE); its register windows in RAM kept from the
+# kernel with mem=1G, which the guest scripts pass to xgene_sim.
+acpi_args=
+if [ "$guest" = arm64 ] && [ -n "${RPMU_ACPI:-}" ]; then
+	read -r regs ram_start ram_size < <(python3 "$top/tools/testing/xgene/make-acpi.py" "$RPMU_ACPI" "$work/acpi")
+	cat "$work/acpi/acpi.cpio" "$work/initrd.gz" >"$work/initrd-acpi"
+	mv "$work/initrd-acpi" "$work/initrd.gz"
+	qemu=("${qemu[@]/#1G/2G}" -bios /usr/share/qemu-efi-aarch64/QEMU_EFI.fd
+		-device "loader,file=$work/acpi/regs.bin,addr=$regs,force-raw=on")
+	acpi_args="acpi=force mem=1G XGENE_ACPI_RAM=$ram_start,$ram_size"
+fi
+
 # The test kernels carry upstream C drivers as references (pseries: vpa-dtl;
 # arm64: xgene_pmu, built in); keep them out of the way unless a run asks for
 # them (RPMU_C_REFERENCE=1). A reference run tells the guest scripts so
@@ -124,7 +139,7 @@ fi
 # The kernel log is kept whole (the simulators log a line per session, and a
 # report that scrolled out of the ring would go unseen) and only warnings
 # reach the slow emulated console; the guest prints the log at the end.
-cmdline="console=$console rpmu.plan=$plan panic=-1 log_buf_len=${RPMU_LOG_BUF:-64M} loglevel=5 $ref $extra"
+cmdline="console=$console rpmu.plan=$plan panic=-1 log_buf_len=${RPMU_LOG_BUF:-64M} loglevel=5 $ref $acpi_args $extra"
 log "booting $guest: plan $plan (timeout ${timeout_s}s)"
 set +e
 timeout --foreground "$timeout_s" "${qemu[@]}" -nographic -no-reboot \

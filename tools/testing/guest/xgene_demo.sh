@@ -1,20 +1,22 @@
-# `make demo-xgene`: our xgene_pmu.ko on simulated X-Gene 2 silicon, stock
+# `make demo-xgene`: our xgene_pmu.ko on simulated X-Gene silicon, stock
 # perf stat, every count against the model's tally. Ends with
-# "xgene demo: events=E matched=M".
+# "xgene demo: events=E matched=M" (X-Gene 2, device tree), or on an ACPI
+# boot (`make demo-xgene XGENE=3`) "xgene demo: firmware=acpi version=V
+# events=E matched=M".
 . /t/xgene_lib.sh
 
-ok "insmod xgene_sim.ko (simulated silicon)" timeout 30 insmod $M/xgene_sim.ko
+ok "insmod xgene_sim.ko (simulated silicon)" timeout 30 insmod $XGSIM
 ok "insmod xgene_pmu.ko" timeout 30 insmod $M/xgene_pmu.ko
 echo
 echo "== PMUs registered by xgene_pmu.ko =="
-dmesg | grep 'xgene_pmu' | grep -v 'loading out-of-tree' | sed 's/^\[[ 0-9.]*\] /  /'
+dmesg | grep 'xgene_pmu' | grep -v 'loading out-of-tree\|command line\|initcall' | sed 's/^\[[ 0-9.]*\] /  /'
 echo
 echo "== /sys/bus/event_source/devices/l3c0 =="
 (cd $D/l3c0 && for f in cpumask format/*; do echo "  $f: $(cat $f)"; done)
 echo "  events: $(ls $D/l3c0/events | tr '\n' ' ')"
 echo
 echo "== perf list (X-Gene PMUs, first lines) =="
-perf list 2>/dev/null | grep -E '^  (l3c|iob|mcb|mc)[0-9]+/' | head -n 12
+perf list 2>/dev/null | grep -E '^  (l3c|iob|iob_slow|mcb|mc)[0-9]+/' | head -n 12
 echo
 
 events=0 matched=0
@@ -43,7 +45,20 @@ demo_stat() {
 	done
 	echo
 }
-demo_stat "l3c0/read-miss/ l3c0/read-hit/ mcb1/csw-write-request/ iob0/axi0-read/ mc2/rd-cmd-sent/" 1
-demo_stat "l3c0/read-miss,config1=0xfffffffffffffffe/ iob0/axi0-read,config1=0xfffffeffffffffff/" 1
+xg_events
+ver=$(xg_stat version)
+# The highest-numbered MCB and MC of this topology.
+mcb=$(awk '$1 ~ /^mcb/ { p = $1 } END { print p }' $X/pmus)
+mc=$(awk '$1 ~ /^mc[0-9]/ { p = $1 } END { print p }' $X/pmus)
+if [ "$ver" = 3 ]; then
+	demo_stat "l3c0/read-miss/ l3c3/read-hit/ $mcb/$EV_MCB/ iob0/$EV_IOB/ iob_slow0/pa-axi0-rd-req/ $mc/$EV_MC_RD/" 1
+else
+	demo_stat "l3c0/read-miss/ l3c0/read-hit/ $mcb/$EV_MCB/ iob0/axi0-read/ $mc/$EV_MC_RD/" 1
+	demo_stat "l3c0/read-miss,config1=0xfffffffffffffffe/ iob0/axi0-read,config1=0xfffffeffffffffff/" 1
+fi
 ok "every perf count equals the model's tally" test "$events" = "$matched" -a "$events" -gt 0
-echo "xgene demo: events=$events matched=$matched"
+if [ "$XG_FW" = acpi ]; then
+	echo "xgene demo: firmware=acpi version=$ver events=$events matched=$matched"
+else
+	echo "xgene demo: events=$events matched=$matched"
+fi

@@ -5,7 +5,7 @@
 # operations); FUZZ_NO_HOTPLUG=1 leaves CPU hotplug out (for bisecting).
 . /t/xgene_lib.sh
 RPMU_DTSI_HINT="RPMU_DTSI=tools/testing/xgene/xgene-v2.dtsi "
-ok "insmod xgene_sim.ko (sessions not logged)" timeout 30 insmod $M/xgene_sim.ko log_sessions=0
+ok "insmod xgene_sim.ko (sessions not logged)" timeout 30 insmod $XGSIM log_sessions=0
 fargs=
 [ "${FUZZ_NO_HOTPLUG:-0}" = 1 ] || fargs=--hotplug
 if [ "${XGENE_DRIVER:-}" = builtin ]; then

@@ -6,7 +6,7 @@
 #                                                                 (10; 100)
 . /t/xgene_lib.sh
 loads=${SOAK_LOADS:-10} hp=${SOAK_HOTPLUG:-10}
-ok "insmod xgene_sim.ko (sessions not logged)" timeout 30 insmod $M/xgene_sim.ko log_sessions=0
+ok "insmod xgene_sim.ko (sessions not logged)" timeout 30 insmod $XGSIM log_sessions=0
 
 cycle() {
 	insmod $M/xgene_pmu.ko && perf stat -a -e l3c0/read-miss/,mc0/act-cmd-sent/ -- true >/dev/null 2>&1 &&

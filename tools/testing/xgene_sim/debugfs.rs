@@ -2,13 +2,16 @@
 
 //! debugfs `xgene_sim/`: `tally` (write 0 or `reset` to reset it), `pmus`,
 //! `stats`, `scale`, `inject` (faults for the drivers' interrupt handling:
-//! `PMU set|hold BITS`, `PMU line`, `PMU off`), `readback` (`mask` or
-//! `zero`: what the enable SET/CLR registers read). Each file holds a
-//! reference to the simulator.
+//! `PMU set|hold BITS`, `PMU line`, `PMU off`), and one file per behaviour
+//! the documentation does not settle: `readback` (`mask` or `zero`: what
+//! the enable SET/CLR registers read), `step` (`tick` or `continuous`: when
+//! counters advance), `pmamr` (`field` or `full`: how many agents an
+//! L3C/MCB PMAMR0 selects). Each file holds a reference to the simulator.
 
 use crate::{
-    model::{Fault, Readback},
+    model::{Choice, Fault, Model, Outcome, PmamrWidth, Readback, Step},
     sim::Sim,
+    window::Window,
 };
 use kernel::{
     debugfs::{Dir, File},
@@ -121,23 +124,72 @@ fn inject_set(s: &Arc<Sim>, r: &mut UserSliceReader) -> Result {
     }
 }
 
-fn readback_show(s: &Arc<Sim>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    writeln!(f, "{}", s.with_model(|m| m.readback.name()))
+/// A model behaviour as a debugfs file of its name.
+trait ChoiceFile: Choice {
+    const FILE: &'static CStr;
+    fn get(m: &Model<Window>) -> Self;
+    fn set(s: &Sim, v: Self);
 }
 
-fn readback_set(s: &Arc<Sim>, r: &mut UserSliceReader) -> Result {
+impl ChoiceFile for Readback {
+    const FILE: &'static CStr = c"readback";
+    fn get(m: &Model<Window>) -> Self {
+        m.readback
+    }
+    fn set(s: &Sim, v: Self) {
+        s.with_model(|m| m.set_readback(v));
+    }
+}
+
+impl ChoiceFile for Step {
+    const FILE: &'static CStr = c"step";
+    fn get(m: &Model<Window>) -> Self {
+        m.step
+    }
+    fn set(s: &Sim, v: Self) {
+        s.with_model(|m| m.step = v);
+        s.continuous.store(v == Step::Continuous, Relaxed);
+    }
+}
+
+impl ChoiceFile for PmamrWidth {
+    const FILE: &'static CStr = c"pmamr";
+    fn get(m: &Model<Window>) -> Self {
+        m.pmamr
+    }
+    fn set(s: &Sim, v: Self) {
+        let mut out = Outcome::default();
+        s.with_model(|m| m.set_pmamr(v, &mut out));
+        s.log(&out);
+    }
+}
+
+fn choice_show<T: ChoiceFile>(s: &Arc<Sim>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    writeln!(f, "{}", s.with_model(|m| T::get(m).name()))
+}
+
+fn choice_set<T: ChoiceFile>(s: &Arc<Sim>, r: &mut UserSliceReader) -> Result {
     let mut buf = [0u8; 16];
     let n = read_user(r, &mut buf)?;
-    let want = match core::str::from_utf8(&buf[..n]).map(str::trim) {
-        Ok("mask") => Readback::Mask,
-        Ok("zero") => Readback::Zero,
-        _ => {
-            pr_warn!("readback: write mask or zero\n");
-            return Err(EINVAL);
+    let Some(want) = core::str::from_utf8(&buf[..n])
+        .ok()
+        .and_then(|w| T::parse(w.trim()))
+    else {
+        pr_warn!("{}: write one of:\n", T::FILE.to_str().unwrap_or("?"));
+        for (_, name) in T::ALL {
+            pr_warn!("  {}\n", name);
         }
+        return Err(EINVAL);
     };
-    s.with_model(|m| m.set_readback(want));
+    T::set(s, want);
     Ok(())
+}
+
+fn choice_file<T: ChoiceFile>(dir: &Dir, s: &Arc<Sim>) -> Result<Pin<KBox<File<Arc<Sim>>>>> {
+    KBox::pin_init(
+        dir.read_write_callback_file(T::FILE, s.clone(), &choice_show::<T>, &choice_set::<T>),
+        GFP_KERNEL,
+    )
 }
 
 /// The files; removed on drop.
@@ -147,7 +199,7 @@ pub(crate) struct Files {
     _stats: Pin<KBox<File<Arc<Sim>>>>,
     _scale: Pin<KBox<File<Arc<Sim>>>>,
     _inject: Pin<KBox<File<Arc<Sim>>>>,
-    _readback: Pin<KBox<File<Arc<Sim>>>>,
+    _choices: [Pin<KBox<File<Arc<Sim>>>>; 3],
     _dir: Dir,
 }
 
@@ -175,10 +227,11 @@ pub(crate) fn make_files(s: &Arc<Sim>) -> Result<Files> {
             dir.read_write_callback_file(c"inject", s.clone(), &inject_show, &inject_set),
             GFP_KERNEL,
         )?,
-        _readback: KBox::pin_init(
-            dir.read_write_callback_file(c"readback", s.clone(), &readback_show, &readback_set),
-            GFP_KERNEL,
-        )?,
+        _choices: [
+            choice_file::<Readback>(&dir, s)?,
+            choice_file::<Step>(&dir, s)?,
+            choice_file::<PmamrWidth>(&dir, s)?,
+        ],
         _dir: dir,
     })
 }

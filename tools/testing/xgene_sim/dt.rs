@@ -137,7 +137,35 @@ fn check_reserved(nomap: &[(u64, u64)], what: &str, pa: u64, size: u64) -> Resul
     Err(EINVAL)
 }
 
-/// What the device tree describes, mapped.
+/// Adds the pages of the window `pa`+`size` to the address map.
+pub(crate) fn add_pages(
+    pages: &mut KVec<ModelPage>,
+    pa: u64,
+    size: u64,
+    target: Target,
+) -> Result {
+    for p in 0..(size as usize).div_ceil(PAGE) {
+        if pages.len() >= MAX_PAGES {
+            pr_err!("more than {} register pages; refusing\n", MAX_PAGES);
+            return Err(E2BIG);
+        }
+        pages.push(
+            ModelPage {
+                pa: pa + (p * PAGE) as u64,
+                target,
+                offset: p * PAGE,
+            },
+            GFP_KERNEL,
+        )?;
+    }
+    Ok(())
+}
+
+/// The discovery registers, in the order the model knows them by
+/// (`Target::Syscon` index): CSW CSWCR, MCB A and MCB B MCBADDRMR.
+pub(crate) const SYSCON_NAMES: [&CStr; 3] = [c"csw_cswcr", c"mcba_mcbaddrmr", c"mcbb_mcbaddrmr"];
+
+/// What the firmware describes, mapped.
 pub(crate) struct Discovered {
     pub(crate) model: Model<Window>,
     pub(crate) pages: KVec<ModelPage>,
@@ -166,25 +194,8 @@ pub(crate) fn discover() -> Result<Discovered> {
     })?;
     check_reserved(&nomap, "PCP PMU", pa, size)?;
     let mut pages = KVec::new();
-    let mut add_pages = |pa: u64, size: u64, target: Target| -> Result {
-        for p in 0..(size as usize).div_ceil(PAGE) {
-            if pages.len() >= MAX_PAGES {
-                pr_err!("more than {} register pages; refusing\n", MAX_PAGES);
-                return Err(E2BIG);
-            }
-            pages.push(
-                ModelPage {
-                    pa: pa + (p * PAGE) as u64,
-                    target,
-                    offset: p * PAGE,
-                },
-                GFP_KERNEL,
-            )?;
-        }
-        Ok(())
-    };
     let mut model = Model::new(version, map_window(pa, size)?)?;
-    add_pages(pa, size, Target::Top)?;
+    add_pages(&mut pages, pa, size, Target::Top)?;
 
     let kinds = [
         (c"apm,xgene-pmu-l3c", Kind::L3c),
@@ -207,7 +218,7 @@ pub(crate) fn discover() -> Result<Discovered> {
             Child::new(kind, index, cpa, map_window(cpa, csize)?),
             GFP_KERNEL,
         )?;
-        add_pages(cpa, csize, Target::Child(ci))?;
+        add_pages(&mut pages, cpa, csize, Target::Child(ci))?;
     }
     if model.children.is_empty() {
         pr_err!("the PMU node has no l3c/iob/mcb/mc children\n");
@@ -216,13 +227,11 @@ pub(crate) fn discover() -> Result<Discovered> {
 
     // The discovery syscons: plain memory holding reset values; mapped to
     // report them, and their pages known so that reads can be watched.
-    // report them.
     let mut syscons = KVec::new();
-    for (prop, name) in [
-        (c"regmap-csw", c"csw_cswcr"),
-        (c"regmap-mcba", c"mcba_mcbaddrmr"),
-        (c"regmap-mcbb", c"mcbb_mcbaddrmr"),
-    ] {
+    for (prop, name) in [c"regmap-csw", c"regmap-mcba", c"regmap-mcbb"]
+        .into_iter()
+        .zip(SYSCON_NAMES)
+    {
         let Some(sn) = pmu.phandle(prop) else {
             pr_warn!("no {} phandle; the drivers will not find it either\n", prop);
             continue;
@@ -232,7 +241,7 @@ pub(crate) fn discover() -> Result<Discovered> {
             continue;
         };
         check_reserved(&nomap, "syscon", spa, ssize)?;
-        add_pages(spa, ssize, Target::Syscon(syscons.len()))?;
+        add_pages(&mut pages, spa, ssize, Target::Syscon(syscons.len()))?;
         syscons.push((name, map_window(spa, ssize)?), GFP_KERNEL)?;
     }
 

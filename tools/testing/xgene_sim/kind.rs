@@ -44,14 +44,15 @@ impl Kind {
 
     /// Agents selectable through PMAMR0 and PMAMR1 (0: no such register).
     /// These follow the widths of the `*_agentid` formats: l3c and mcb
-    /// `config1:0-9`, iob `config1:0-63`; mc has no agent filter; v3 has no
-    /// agent mask registers.
-    pub(crate) fn agents(self, version: u32) -> (u32, u32) {
+    /// `config1:0-9` (or, with `full`, all 32 bits of PMAMR0), iob
+    /// `config1:0-63`; mc has no agent filter; v3 has no agent mask
+    /// registers.
+    pub(crate) fn agents(self, version: u32, full: bool) -> (u32, u32) {
         if version >= 3 {
             return (0, 0);
         }
         match self {
-            Kind::L3c | Kind::Mcb => (10, 0),
+            Kind::L3c | Kind::Mcb => (if full { 32 } else { 10 }, 0),
             Kind::Iob | Kind::IobSlow => (32, 32),
             Kind::Mc => (0, 0),
         }

@@ -136,8 +136,34 @@ impl<C: Cells> Child<C> {
     }
 }
 
-/// What the PMCNTENSET/CLR and PMINTENSET/CLR registers read back, which
-/// the documentation does not settle (debugfs `readback`).
+/// Whether a read at `off` of a child's window advances its counters under
+/// `Step::Continuous`: the counters and the overflow status.
+pub(crate) fn advances_on_read(off: usize) -> bool {
+    off < PMEVTYPER0 || off == PMOVSR || off == PMOVSSET
+}
+
+/// A behaviour the documentation does not settle, with its readings by
+/// name (module parameter and debugfs file of the same name).
+pub(crate) trait Choice: Copy + PartialEq + 'static {
+    /// Every reading and its name; the first is the default.
+    const ALL: &'static [(Self, &'static str)];
+
+    /// The name debugfs shows and takes.
+    fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(v, _)| *v == self)
+            .map_or("?", |(_, n)| n)
+    }
+
+    /// The reading called `name`.
+    fn parse(name: &str) -> Option<Self> {
+        Self::ALL.iter().find(|(_, n)| *n == name).map(|(v, _)| *v)
+    }
+}
+
+/// What the PMCNTENSET/CLR and PMINTENSET/CLR registers read back (debugfs
+/// `readback`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Readback {
     /// The current enable mask (as the ARM PMU's registers do).
@@ -146,14 +172,37 @@ pub(crate) enum Readback {
     Zero,
 }
 
-impl Readback {
-    /// The name debugfs shows and takes.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Readback::Mask => "mask",
-            Readback::Zero => "zero",
-        }
-    }
+impl Choice for Readback {
+    const ALL: &'static [(Self, &'static str)] = &[(Readback::Mask, "mask"), (Readback::Zero, "zero")];
+}
+
+/// When a counter advances (debugfs `step`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Step {
+    /// Only at the tick, by a whole period's amount.
+    Tick,
+    /// Also whenever a counter or overflow status register of its PMU is
+    /// read: by the part of the period's amount elapsed since the tick, so
+    /// a read sees the count of that moment, and a wrap (with its overflow
+    /// status and interrupt) can happen between any two reads.
+    Continuous,
+}
+
+impl Choice for Step {
+    const ALL: &'static [(Self, &'static str)] = &[(Step::Tick, "tick"), (Step::Continuous, "continuous")];
+}
+
+/// How many agents an L3C or MCB PMAMR0 selects (debugfs `pmamr`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum PmamrWidth {
+    /// The agent field the drivers advertise (`config1:0-9`): 10 agents.
+    Field,
+    /// All 32 bits: agents 10-31 exist and count while their bit is set.
+    Full,
+}
+
+impl Choice for PmamrWidth {
+    const ALL: &'static [(Self, &'static str)] = &[(PmamrWidth::Field, "field"), (PmamrWidth::Full, "full")];
 }
 
 /// Model-wide event counts.
@@ -180,6 +229,13 @@ pub(crate) struct Model<C: Cells> {
     pub(crate) version: u32,
     /// What the enable SET/CLR registers read back.
     pub(crate) readback: Readback,
+    /// When counters advance.
+    pub(crate) step: Step,
+    /// How many agents an L3C/MCB PMAMR0 selects.
+    pub(crate) pmamr: PmamrWidth,
+    /// The tick period, and when the last tick ran (`Step::Continuous`).
+    pub(crate) period_ns: u64,
+    pub(crate) last_tick_ns: u64,
     pub(crate) top: C,
     pub(crate) intmask: u32,
     pub(crate) children: KVec<Child<C>>,
@@ -194,6 +250,10 @@ impl<C: Cells> Model<C> {
         Ok(Model {
             version,
             readback: Readback::Mask,
+            step: Step::Tick,
+            pmamr: PmamrWidth::Field,
+            period_ns: 1_000_000,
+            last_tick_ns: 0,
             top,
             intmask: 0,
             children: KVec::new(),
@@ -271,13 +331,18 @@ impl<C: Cells> Model<C> {
     /// The effective key of counter `idx` of child `ci` right now.
     fn key(&self, ci: usize, idx: usize) -> Key {
         let c = &self.children[ci];
-        let (a0, a1) = c.kind.agents(self.version);
+        let (a0, a1) = self.agents(c.kind);
         Key {
             child: ci,
             code: c.evtype[idx],
             m0: (a0 > 0).then(|| c.pmamr[0] & bits(a0)),
             m1: (a1 > 0).then(|| c.pmamr[1] & bits(a1)),
         }
+    }
+
+    /// Agents selectable through PMAMR0 and PMAMR1 of a `kind` PMU.
+    pub(crate) fn agents(&self, kind: Kind) -> (u32, u32) {
+        kind.agents(self.version, self.pmamr == PmamrWidth::Full)
     }
 
     /// Increment per period at scale 1 for `key`.
@@ -482,6 +547,15 @@ impl<C: Cells> Model<C> {
         out.raise = edge || (self.line && status_write);
     }
 
+    /// Switches the PMAMR width: counting sessions whose effective masks
+    /// change end, and new ones start.
+    pub(crate) fn set_pmamr(&mut self, w: PmamrWidth, out: &mut Outcome) {
+        self.pmamr = w;
+        for ci in 0..self.children.len() {
+            self.rekey(ci, out);
+        }
+    }
+
     /// Switches what the enable SET/CLR registers read back.
     pub(crate) fn set_readback(&mut self, r: Readback) {
         self.readback = r;
@@ -532,50 +606,95 @@ impl<C: Cells> Model<C> {
         out.raise = edge || (self.line && mask_write);
     }
 
-    /// `periods` timer periods elapsed. Returns true on a rising edge of the
-    /// interrupt line.
-    pub(crate) fn tick(&mut self, periods: u64, scale: u64) -> bool {
+    /// Adds `inc` to counter `i` of child `ci`, `periods` whole periods.
+    /// Returns whether it wrapped (its overflow status bit is then set).
+    fn add(&mut self, ci: usize, i: usize, inc: u64, periods: u64) -> bool {
+        let wide = self.wide();
+        let c = &mut self.children[ci];
+        let old = c.cnt[i];
+        let (new, overflow) = if wide {
+            old.overflowing_add(inc)
+        } else {
+            let sum = u128::from(old) + u128::from(inc);
+            ((sum as u64) & 0xFFFF_FFFF, sum > 0xFFFF_FFFF)
+        };
+        c.cnt[i] = new;
+        let s = &mut c.sess[i];
+        s.added += inc;
+        s.periods += periods;
+        if overflow {
+            c.ovs |= 1 << i;
+            s.overflows += 1;
+            self.stats.overflows += 1;
+        }
+        if let Some(t) = s.tally {
+            self.tally[t].count += inc;
+            self.tally[t].periods += periods;
+        }
+        self.write_counter_cells(ci, i);
+        overflow
+    }
+
+    /// Whether counter `i` of child `ci` counts now.
+    fn counting(&self, ci: usize, i: usize) -> bool {
+        let c = &self.children[ci];
+        c.e && c.cnten & (1 << i) != 0 && c.sess[i].active
+    }
+
+    /// `periods` timer periods elapsed, the last ending at `now_ns`.
+    /// Returns true on a rising edge of the interrupt line.
+    pub(crate) fn tick(&mut self, periods: u64, scale: u64, now_ns: u64) -> bool {
         self.stats.ticks += 1;
         self.stats.periods += periods;
-        let ncnt = self.ncnt();
-        let wide = self.wide();
+        self.last_tick_ns = now_ns;
         for ci in 0..self.children.len() {
-            if !self.children[ci].e || self.children[ci].cnten == 0 {
-                continue;
-            }
             let mut changed = false;
-            for i in 0..ncnt {
-                let c = &mut self.children[ci];
-                if c.cnten & (1 << i) == 0 || !c.sess[i].active {
+            for i in 0..self.ncnt() {
+                // What `Step::Continuous` added since the last tick is part
+                // of this period's amount.
+                let partial = core::mem::take(&mut self.children[ci].sess[i].partial);
+                if !self.counting(ci, i) {
                     continue;
                 }
-                let inc = c.sess[i].base.wrapping_mul(scale).wrapping_mul(periods);
-                let old = c.cnt[i];
-                let (new, overflow) = if wide {
-                    old.overflowing_add(inc)
-                } else {
-                    let sum = u128::from(old) + u128::from(inc);
-                    ((sum as u64) & 0xFFFF_FFFF, sum > 0xFFFF_FFFF)
-                };
-                c.cnt[i] = new;
-                let s = &mut c.sess[i];
-                s.added += inc;
-                s.periods += periods;
-                if overflow {
-                    c.ovs |= 1 << i;
-                    s.overflows += 1;
-                    self.stats.overflows += 1;
-                    changed = true;
-                }
-                if let Some(t) = s.tally {
-                    self.tally[t].count += inc;
-                    self.tally[t].periods += periods;
-                }
-                self.write_counter_cells(ci, i);
+                let full = self.children[ci].sess[i]
+                    .base
+                    .wrapping_mul(scale)
+                    .wrapping_mul(periods);
+                changed |= self.add(ci, i, full.saturating_sub(partial), periods);
             }
             if changed {
                 self.sync_child(ci);
             }
+        }
+        self.update_line()
+    }
+
+    /// `Step::Continuous`: brings the counters of child `ci` to `now_ns`,
+    /// each by the part of its period's amount elapsed since the last tick
+    /// (at most one period's). Returns true on a rising edge of the line.
+    pub(crate) fn advance(&mut self, ci: usize, scale: u64, now_ns: u64) -> bool {
+        if self.step != Step::Continuous || ci >= self.children.len() {
+            return false;
+        }
+        let since = now_ns.saturating_sub(self.last_tick_ns).min(self.period_ns);
+        let mut changed = false;
+        for i in 0..self.ncnt() {
+            if !self.counting(ci, i) {
+                continue;
+            }
+            let s = &self.children[ci].sess[i];
+            // `full * since / period` without overflow (`since <= period`).
+            let full = s.base.wrapping_mul(scale);
+            let period = self.period_ns.max(1);
+            let due = full / period * since + full % period * since / period;
+            if due > s.partial {
+                let inc = due - s.partial;
+                self.children[ci].sess[i].partial = due;
+                changed |= self.add(ci, i, inc, 0);
+            }
+        }
+        if changed {
+            self.sync_child(ci);
         }
         self.update_line()
     }

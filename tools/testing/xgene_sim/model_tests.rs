@@ -8,7 +8,7 @@ use kernel::prelude::*;
 mod tests {
     use crate::{
         kind::{amount, Cells, Kind},
-        model::{Child, Fault, Model, Outcome, Readback},
+        model::{Child, Choice, Fault, Model, Outcome, PmamrWidth, Readback, Step},
         regs::{INTMASK, INTSTATUS, PMAMR0, PMAMR1, PMCNTENCLR, PMCNTENSET, PMCR, PMCR_E},
         regs::{PMEVCNTR0, PMEVTYPER0, PMINTENCLR, PMINTENSET, PMOVSR},
     };
@@ -101,14 +101,14 @@ mod tests {
         store(&mut m, 0, PMCNTENSET, 0b10);
         store(&mut m, 0, PMINTENSET, 0b10);
         // Not counting without PMCR.E.
-        assert!(!m.tick(1, 1));
+        assert!(!m.tick(1, 1, 0));
         assert_eq!(child.rd(4), 0xFFFF_FFF0);
         store(&mut m, 0, PMCR, PMCR_E);
         let inc = amount(Kind::Mc, 5, 0);
         // Masked at the top level: no line.
         top.wr(INTMASK, 0xF);
         m.top_write(INTMASK, 0xF, &mut Outcome::default());
-        assert!(!m.tick(16, 1));
+        assert!(!m.tick(16, 1, 0));
         assert_eq!(
             u64::from(child.rd(4)),
             (0xFFFF_FFF0 + 16 * inc) & 0xFFFF_FFFF
@@ -137,12 +137,12 @@ mod tests {
         store(&mut m, 0, PMAMR0, 0);
         store(&mut m, 0, PMAMR1, 1 << 8);
         store(&mut m, 0, PMCNTENSET, 1);
-        m.tick(1, 3);
+        m.tick(1, 3, 0);
         assert_eq!(u64::from(child.rd(0)), 3 * amount(Kind::Iob, 2, 40));
         // A new mask while counting ends the session and starts another key.
         let out = store(&mut m, 0, PMAMR0, 1);
         assert_eq!(out.nended, 1);
-        m.tick(1, 1);
+        m.tick(1, 1, 0);
         assert_eq!(m.tally.len(), 2);
         assert_eq!(
             m.tally[1].count,
@@ -186,6 +186,66 @@ mod tests {
         assert!(!m.line);
         m.inject(0, Fault::Off);
         assert_eq!(top.rd(INTSTATUS), 0);
+        Ok(())
+    }
+
+    #[test]
+    fn continuous_step_advances_on_read() -> Result {
+        let (tb, cb) = (mem()?, mem()?);
+        let (top, child) = (&*tb, &*cb);
+        let mut m = model(2, top, Kind::Mc, 0, child)?;
+        m.period_ns = 1000;
+        store(&mut m, 0, PMCR, PMCR_E);
+        store(&mut m, 0, PMEVTYPER0, 0x7);
+        store(&mut m, 0, PMCNTENSET, 1);
+        store(&mut m, 0, PMINTENSET, 1);
+        let full = 1000 * amount(Kind::Mc, 7, 0);
+        m.tick(1, 1000, 0);
+        assert_eq!(u64::from(child.rd(0)), full);
+        // `tick`: a read between ticks changes nothing.
+        assert!(!m.advance(0, 1000, 400));
+        assert_eq!(u64::from(child.rd(0)), full);
+        // `continuous`: 40% of the period, then 100% (capped), then the tick
+        // adds only what is left of the period.
+        m.step = Step::Continuous;
+        m.advance(0, 1000, 400);
+        assert_eq!(u64::from(child.rd(0)), full + full * 4 / 10);
+        m.advance(0, 1000, 5000);
+        assert_eq!(u64::from(child.rd(0)), 2 * full);
+        m.tick(1, 1000, 1000);
+        assert_eq!(u64::from(child.rd(0)), 2 * full);
+        assert_eq!((m.tally[0].count, m.tally[0].periods), (2 * full, 2));
+        // A wrap inside a period, seen by a read: status and line at once.
+        store(&mut m, 0, PMEVCNTR0, 0xFFFF_FFFF - (full / 2) as u32);
+        assert!(m.advance(0, 1000, 1600));
+        assert_eq!(child.rd(PMOVSR), 1);
+        assert_eq!(Step::parse("continuous"), Some(Step::Continuous));
+        Ok(())
+    }
+
+    #[test]
+    fn pmamr_width_full_counts_agents_past_the_field() -> Result {
+        let (tb, cb) = (mem()?, mem()?);
+        let (top, child) = (&*tb, &*cb);
+        let mut m = model(2, top, Kind::L3c, 0, child)?;
+        store(&mut m, 0, PMCR, PMCR_E);
+        store(&mut m, 0, PMEVTYPER0, 0x3);
+        store(&mut m, 0, PMAMR0, 1 | 1 << 20);
+        store(&mut m, 0, PMCNTENSET, 1);
+        m.tick(1, 1, 0);
+        assert_eq!(u64::from(child.rd(0)), amount(Kind::L3c, 3, 0));
+        assert_eq!(m.tally[0].key.m0, Some(1));
+        // The other reading: agent 20 exists; the session is rekeyed.
+        let mut out = Outcome::default();
+        m.set_pmamr(PmamrWidth::Full, &mut out);
+        assert_eq!(out.nended, 1);
+        m.tick(1, 1, 0);
+        assert_eq!(m.tally[1].key.m0, Some(1 | 1 << 20));
+        assert_eq!(
+            m.tally[1].count,
+            amount(Kind::L3c, 3, 0) + amount(Kind::L3c, 3, 20)
+        );
+        assert_eq!(PmamrWidth::Full.name(), "full");
         Ok(())
     }
 }

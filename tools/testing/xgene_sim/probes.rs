@@ -7,7 +7,7 @@
 //! timer embedded in it.
 
 use crate::{
-    model::Outcome,
+    model::{self, Outcome},
     rpmu::bindings as b,
     sim::{Sim, Target},
 };
@@ -155,8 +155,21 @@ pub(crate) unsafe extern "C" fn on_read(
 ) {
     // SAFETY: Registered with `probe_data` (caller).
     let s = unsafe { sim(data) };
-    let Some((Target::Syscon(i), off)) = s.lookup(addr as usize) else {
-        return;
+    let (i, off) = match s.lookup(addr as usize) {
+        Some((Target::Syscon(i), off)) => (i, off),
+        Some((Target::Child(ci), off)) => {
+            // `step continuous`: the read sees the count of this moment.
+            if s.continuous.load(Relaxed) && model::advances_on_read(off) {
+                // SAFETY: Plain clock read.
+                let now = unsafe { b::xgsim_now_ns() };
+                let scale = s.scale.load(Relaxed);
+                if s.with_model(|m| m.advance(ci, scale, now)) {
+                    s.raise();
+                }
+            }
+            return;
+        }
+        _ => return,
     };
     if s.unused_mcb(i) {
         s.unused_mcb_reads.fetch_add(1, Relaxed);
@@ -189,7 +202,9 @@ pub(crate) unsafe extern "C" fn tick(t: *mut b::hrtimer) -> b::hrtimer_restart {
     // SAFETY: Called from the timer's own callback.
     let periods = unsafe { b::rpmu_hrtimer_forward_now(t, s.period_ns) }.max(1);
     let scale = s.scale.load(Relaxed);
-    let (edge, line) = s.with_model(|m| (m.tick(periods, scale), m.line));
+    // SAFETY: Plain clock read.
+    let now = unsafe { b::xgsim_now_ns() };
+    let (edge, line) = s.with_model(|m| (m.tick(periods, scale, now), m.line));
     if edge {
         s.raise();
     } else if line {

@@ -7,8 +7,8 @@
 //! embedded here (`container_of`), or an `Arc` (files). No global state.
 
 use crate::{
-    kind::Cells,
-    model::{Model, Outcome},
+    kind::{Cells, Kind, Name},
+    model::{Choice, Model, Outcome},
     regs::{self, CSWCR_DUALMCB},
     rpmu::bindings as b,
     window::{Window, PAGE},
@@ -95,6 +95,9 @@ pub(crate) struct Sim {
     pub(crate) odd_writes: Atomic<u64>,
     /// Reads of the registers of an MCB that CSWCR says is not in use.
     pub(crate) unused_mcb_reads: Atomic<u64>,
+    /// The model's `step` is `Continuous`: reads of counter and status
+    /// registers advance the counters.
+    pub(crate) continuous: Atomic<bool>,
 }
 
 // SAFETY: `model` is only accessed under `lock`; each `held` slot's `data`
@@ -158,6 +161,7 @@ impl Sim {
             raise_errors: Atomic::new(0),
             odd_writes: Atomic::new(0),
             unused_mcb_reads: Atomic::new(0),
+            continuous: Atomic::new(false),
         })
     }
 
@@ -287,7 +291,18 @@ impl Sim {
 
     /// debugfs `stats`.
     pub(crate) fn fmt_stats(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (version, st, tally, line, readback) = self.with_model(|m| {
+        // The children whose interrupt sources INTMASK masks (all their
+        // INTSTATUS bits).
+        let mut masked = [(Kind::L3c, 0u32); MAX_MASKED];
+        let mut nmasked = 0;
+        let (version, st, tally, line, readback, intmask, step, pmamr) = self.with_model(|m| {
+            for c in m.children.iter() {
+                let bits = c.kind.int_bits(m.version, c.index);
+                if bits != 0 && m.intmask & bits == bits && nmasked < MAX_MASKED {
+                    masked[nmasked] = (c.kind, c.index);
+                    nmasked += 1;
+                }
+            }
             (
                 m.version,
                 [
@@ -300,10 +315,15 @@ impl Sim {
                 m.tally.len(),
                 m.line,
                 m.readback.name(),
+                m.intmask,
+                m.step.name(),
+                m.pmamr.name(),
             )
         });
         writeln!(f, "version {version}")?;
         writeln!(f, "readback {readback}")?;
+        writeln!(f, "step {step}")?;
+        writeln!(f, "pmamr {pmamr}")?;
         writeln!(f, "irq {}", self.virq)?;
         writeln!(f, "period_ns {}", self.period_ns)?;
         writeln!(f, "scale {}", self.scale.load(Relaxed))?;
@@ -315,6 +335,12 @@ impl Sim {
         writeln!(f, "irq_reraised_level {}", self.relevel.load(Relaxed))?;
         writeln!(f, "irq_raise_errors {}", self.raise_errors.load(Relaxed))?;
         writeln!(f, "line {}", u32::from(line))?;
+        writeln!(f, "intmask {intmask:#x}")?;
+        write!(f, "masked ")?;
+        for (i, &(k, idx)) in masked[..nmasked].iter().enumerate() {
+            write!(f, "{}{}", if i > 0 { "," } else { "" }, Name(k, idx))?;
+        }
+        writeln!(f, "{}", if nmasked == 0 { "-" } else { "" })?;
         writeln!(f, "odd_width_writes {}", self.odd_writes.load(Relaxed))?;
         writeln!(
             f,
@@ -329,6 +355,9 @@ impl Sim {
         Ok(())
     }
 }
+
+/// Children `stats` lists as masked, at most.
+const MAX_MASKED: usize = 32;
 
 /// An agent mask for the log: hex, or `-` if the PMU has no such register.
 struct Mask(Option<u32>);

@@ -35,6 +35,8 @@ pub(crate) struct Session {
     pub(crate) added: u64,
     pub(crate) periods: u64,
     pub(crate) overflows: u64,
+    /// Added since the last tick by `Step::Continuous`.
+    pub(crate) partial: u64,
 }
 
 /// One ended session, for the log.
@@ -109,7 +111,7 @@ impl<C: Cells> Model<C> {
     pub(crate) fn fmt_pmus(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "# pmu type version counters width agents0 agents1 csr")?;
         for c in self.children.iter() {
-            let (a0, a1) = c.kind.agents(self.version);
+            let (a0, a1) = self.agents(c.kind);
             writeln!(
                 f,
                 "{} {} {} {} {} {} {} {:#x}",

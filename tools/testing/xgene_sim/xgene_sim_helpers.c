@@ -5,6 +5,7 @@
  * module's state, which each probe gets back as its data pointer.
  */
 
+#include <linux/acpi.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/smp.h>
@@ -82,6 +83,113 @@ void xgsim_of_put(struct device_node *np)
 struct device_node *xgsim_of_get(struct device_node *np)
 {
 	return of_node_get(np);
+}
+
+/* A present ACPI device with this _HID, referenced (NULL if none). */
+struct acpi_device *xgsim_acpi_find(const char *hid)
+{
+	if (acpi_disabled)
+		return NULL;
+	return acpi_dev_get_first_match_dev(hid, NULL, -1);
+}
+
+void xgsim_acpi_put(struct acpi_device *adev)
+{
+	acpi_dev_put(adev);
+}
+
+const char *xgsim_acpi_hid(struct acpi_device *adev)
+{
+	return acpi_device_hid(adev);
+}
+
+struct xgsim_nth {
+	int n;
+	struct acpi_device *found;
+};
+
+static int xgsim_nth_child(struct acpi_device *child, void *data)
+{
+	struct xgsim_nth *w = data;
+
+	if (w->n-- == 0) {
+		w->found = acpi_dev_get(child);
+		return 1;
+	}
+	return 0;
+}
+
+/* The n-th child of an ACPI device, referenced (NULL past the last). */
+struct acpi_device *xgsim_acpi_child(struct acpi_device *adev, int n)
+{
+	struct xgsim_nth w = { .n = n };
+
+	acpi_dev_for_each_child(adev, xgsim_nth_child, &w);
+	return w.found;
+}
+
+/* Resources of one type from _CRS: the n-th memory range, or the first IRQ. */
+static int xgsim_acpi_res(struct acpi_device *adev, unsigned long type, int n,
+			  struct resource *out)
+{
+	struct resource_entry *e;
+	LIST_HEAD(list);
+	int ret = acpi_dev_get_resources(adev, &list, NULL, NULL);
+
+	if (ret < 0)
+		return ret;
+	ret = -ENOENT;
+	list_for_each_entry(e, &list, node) {
+		if (resource_type(e->res) != type || (e->res->flags & IORESOURCE_DISABLED))
+			continue;
+		if (n-- == 0) {
+			*out = *e->res;
+			ret = 0;
+			break;
+		}
+	}
+	acpi_dev_free_resource_list(&list);
+	return ret;
+}
+
+int xgsim_acpi_mem(struct acpi_device *adev, int n, u64 *start, u64 *size)
+{
+	struct resource r;
+	int ret = xgsim_acpi_res(adev, IORESOURCE_MEM, n, &r);
+
+	if (ret)
+		return ret;
+	*start = r.start;
+	*size = resource_size(&r);
+	return 0;
+}
+
+/* The Linux IRQ of the device's first interrupt resource, or -errno. */
+int xgsim_acpi_irq(struct acpi_device *adev)
+{
+	struct resource r;
+	int ret = xgsim_acpi_res(adev, IORESOURCE_IRQ, 0, &r);
+
+	return ret ? ret : (int)r.start;
+}
+
+/* An integer _DSD property. */
+int xgsim_acpi_u32(struct acpi_device *adev, const char *name, u32 *out)
+{
+	const union acpi_object *obj;
+	int ret = acpi_dev_get_property(adev, name, ACPI_TYPE_INTEGER, &obj);
+
+	if (ret)
+		return ret;
+	*out = obj->integer.value;
+	return 0;
+}
+
+/* Whether [pa, pa + size) shares nothing with the kernel's System RAM. */
+bool xgsim_not_system_ram(u64 pa, u64 size)
+{
+	return region_intersects(pa, size, IORESOURCE_SYSTEM_RAM, IORES_DESC_NONE) ==
+	       REGION_DISJOINT;
 }
 
 unsigned int xgsim_irq_of_map(struct device_node *np)
@@ -226,4 +334,9 @@ void xgsim_tp_sync(void)
 {
 	tracepoint_synchronize_unregister();
 	synchronize_rcu();
+}
+
+u64 xgsim_now_ns(void)
+{
+	return ktime_get_ns();
 }

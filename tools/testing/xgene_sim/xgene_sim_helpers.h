@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * C helpers of xgene_sim (test only): static inlines and macros of the device
- * tree, MMIO tracepoint, IRQ and vmalloc APIs that Rust cannot call directly.
+ * tree, ACPI, MMIO tracepoint, IRQ and vmalloc APIs that Rust cannot call directly.
  * Each is a thin wrapper and keeps no state; the register model is in Rust. Passed to bindgen
  * with -include (rpmu-extra-header in Kbuild).
  */
@@ -12,6 +12,7 @@
 #include <linux/hrtimer.h>
 
 struct device_node;
+struct acpi_device;
 
 struct device_node *xgsim_of_find_compatible(struct device_node *from, const char *compat);
 bool xgsim_of_is_compatible(struct device_node *np, const char *compat);
@@ -25,6 +26,15 @@ int xgsim_of_u32(struct device_node *np, const char *name, u32 *out);
 bool xgsim_of_bool(struct device_node *np, const char *name);
 void xgsim_of_put(struct device_node *np);
 struct device_node *xgsim_of_get(struct device_node *np);
+
+struct acpi_device *xgsim_acpi_find(const char *hid);
+void xgsim_acpi_put(struct acpi_device *adev);
+const char *xgsim_acpi_hid(struct acpi_device *adev);
+struct acpi_device *xgsim_acpi_child(struct acpi_device *adev, int n);
+int xgsim_acpi_mem(struct acpi_device *adev, int n, u64 *start, u64 *size);
+int xgsim_acpi_irq(struct acpi_device *adev);
+int xgsim_acpi_u32(struct acpi_device *adev, const char *name, u32 *out);
+bool xgsim_not_system_ram(u64 pa, u64 size);
 
 unsigned int xgsim_irq_of_map(struct device_node *np);
 int xgsim_irq_raise(unsigned int virq);
@@ -50,6 +60,7 @@ int xgsim_tp_read_unregister(xgsim_mmio_read_probe fn, void *data);
 int xgsim_tp_vfree_register(void *tp, xgsim_vfree_probe fn, void *data);
 int xgsim_tp_vfree_unregister(void *tp, xgsim_vfree_probe fn, void *data);
 void xgsim_tp_sync(void);
+u64 xgsim_now_ns(void);
 int xgsim_hrtimer_start_on(int cpu, struct hrtimer *timer, u64 ns);
 
 #endif

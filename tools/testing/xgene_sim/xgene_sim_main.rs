@@ -45,7 +45,13 @@
 //!
 //! Nothing here knows any driver: only the registers.
 //!
-//! Files: `dt.rs` (what the device tree describes), `window.rs` (the
+//! On an ACPI boot (`acpi.rs`) the same silicon is described by an SSDT
+//! (`APMC0D5B`/`APMC0D5C`/`APMC0D83` and their children); the windows lie
+//! in RAM kept from the kernel with `mem=`, which the harness names with
+//! `acpi_ram_start`/`acpi_ram_size`.
+//!
+//! Files: `dt.rs` (what the device tree describes), `acpi.rs` (what ACPI
+//! describes), `window.rs` (the
 //! mappings), `sim.rs` (the state and the address translation),
 //! `probes.rs` (tracepoint probes and the tick), `debugfs.rs`, and the
 //! model (`model.rs`, `tally.rs`, `kind.rs`, `regs.rs`; KUnit cases in
@@ -55,6 +61,7 @@
 #[path = "../../../rust/rpmu/mod.rs"]
 pub mod rpmu;
 
+mod acpi;
 mod debugfs;
 mod dt;
 pub mod kind;
@@ -90,6 +97,14 @@ module! {
         log_sessions: bool {
             default: true,
             description: "Log each counter session with pr_info",
+        },
+        acpi_ram_start: u64 {
+            default: 0,
+            description: "ACPI boots: start of the RAM set aside (mem=) for the register windows",
+        },
+        acpi_ram_size: u64 {
+            default: 0,
+            description: "ACPI boots: size of the RAM set aside for the register windows",
         },
         tick_cpu: i32 {
             default: -1,
@@ -189,15 +204,27 @@ impl kernel::Module for XgeneSim {
             pages,
             syscons,
             virq,
-        } = dt::discover()?;
+        } = if acpi::present() {
+            acpi::discover(acpi::SetAside {
+                start: module_parameters::acpi_ram_start.value(),
+                size: module_parameters::acpi_ram_size.value(),
+            })?
+        } else {
+            dt::discover()?
+        };
+        let mut model = model;
         let version = model.version;
         let nchildren = model.children.len();
+        let period_ns = u64::from(module_parameters::period_us.value().max(50)) * 1000;
+        model.period_ns = period_ns;
+        // SAFETY: Plain clock read.
+        model.last_tick_ns = unsafe { b::xgsim_now_ns() };
         let params = SimParams {
             model,
             pages,
             syscons,
             virq,
-            period_ns: u64::from(module_parameters::period_us.value().max(50)) * 1000,
+            period_ns,
             scale: module_parameters::scale.value().max(1),
             log_sessions: module_parameters::log_sessions.value(),
         };
