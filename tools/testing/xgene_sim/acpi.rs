@@ -144,7 +144,11 @@ pub(crate) fn discover(ram: SetAside) -> Result<Discovered> {
         };
         let index = c.u32(c"enable-bit-index").unwrap_or(0);
         let Ok((cpa, csize)) = c.mem(0) else {
-            pr_warn!("{} ({}) has no memory window; not modelled\n", Name(kind, index), hid);
+            pr_warn!(
+                "{} ({}) has no memory window; not modelled\n",
+                Name(kind, index),
+                hid
+            );
             continue;
         };
         ram.check(kind.prefix(), cpa, csize)?;
@@ -165,8 +169,12 @@ pub(crate) fn discover(ram: SetAside) -> Result<Discovered> {
     let mut syscons = KVec::new();
     for (i, name) in SYSCON_NAMES.into_iter().enumerate().take(nsys) {
         let Ok((spa, ssize)) = top.mem(i as i32 + 1) else {
-            pr_warn!("{}: no _CRS window {} ({}); the drivers will not find it either\n",
-                top.hid(), i + 1, name.to_str().unwrap_or("?"));
+            pr_warn!(
+                "{}: no _CRS window {} ({}); the drivers will not find it either\n",
+                top.hid(),
+                i + 1,
+                name.to_str().unwrap_or("?")
+            );
             break;
         };
         ram.check("discovery", spa, ssize)?;

@@ -138,12 +138,7 @@ fn check_reserved(nomap: &[(u64, u64)], what: &str, pa: u64, size: u64) -> Resul
 }
 
 /// Adds the pages of the window `pa`+`size` to the address map.
-pub(crate) fn add_pages(
-    pages: &mut KVec<ModelPage>,
-    pa: u64,
-    size: u64,
-    target: Target,
-) -> Result {
+pub(crate) fn add_pages(pages: &mut KVec<ModelPage>, pa: u64, size: u64, target: Target) -> Result {
     for p in 0..(size as usize).div_ceil(PAGE) {
         if pages.len() >= MAX_PAGES {
             pr_err!("more than {} register pages; refusing\n", MAX_PAGES);

@@ -34,11 +34,15 @@
 //!
 //! Counting: on each tick, while PMCR.E and the counter's enable bit are set,
 //! a counter advances by `scale * periods * base`, where `base` is the sum of
-//! [`amount`] over the agents its PMU's mask lets through. Every increment
+//! [`amount`] over the agents its PMU's mask lets through. Under
+//! `Step::Continuous` a read of a counter or status register also advances
+//! it by the part of that amount elapsed since the tick ([`Model::advance`]),
+//! and the tick adds the rest. Every increment
 //! is tallied by (PMU, event code, effective PMAMR0, effective PMAMR1)
 //! (`tally.rs`). The sub-block types are in `kind.rs`, the register offsets
 //! in `regs.rs` (the simulator's own table).
 
+pub(crate) use crate::readings::{Choice, PmamrWidth, Readback, Step};
 use crate::{
     kind::{amount, bits, int_sources, Cells, Kind, Name},
     regs::{
@@ -140,69 +144,6 @@ impl<C: Cells> Child<C> {
 /// `Step::Continuous`: the counters and the overflow status.
 pub(crate) fn advances_on_read(off: usize) -> bool {
     off < PMEVTYPER0 || off == PMOVSR || off == PMOVSSET
-}
-
-/// A behaviour the documentation does not settle, with its readings by
-/// name (module parameter and debugfs file of the same name).
-pub(crate) trait Choice: Copy + PartialEq + 'static {
-    /// Every reading and its name; the first is the default.
-    const ALL: &'static [(Self, &'static str)];
-
-    /// The name debugfs shows and takes.
-    fn name(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(v, _)| *v == self)
-            .map_or("?", |(_, n)| n)
-    }
-
-    /// The reading called `name`.
-    fn parse(name: &str) -> Option<Self> {
-        Self::ALL.iter().find(|(_, n)| *n == name).map(|(v, _)| *v)
-    }
-}
-
-/// What the PMCNTENSET/CLR and PMINTENSET/CLR registers read back (debugfs
-/// `readback`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Readback {
-    /// The current enable mask (as the ARM PMU's registers do).
-    Mask,
-    /// Zero (write-only registers).
-    Zero,
-}
-
-impl Choice for Readback {
-    const ALL: &'static [(Self, &'static str)] = &[(Readback::Mask, "mask"), (Readback::Zero, "zero")];
-}
-
-/// When a counter advances (debugfs `step`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Step {
-    /// Only at the tick, by a whole period's amount.
-    Tick,
-    /// Also whenever a counter or overflow status register of its PMU is
-    /// read: by the part of the period's amount elapsed since the tick, so
-    /// a read sees the count of that moment, and a wrap (with its overflow
-    /// status and interrupt) can happen between any two reads.
-    Continuous,
-}
-
-impl Choice for Step {
-    const ALL: &'static [(Self, &'static str)] = &[(Step::Tick, "tick"), (Step::Continuous, "continuous")];
-}
-
-/// How many agents an L3C or MCB PMAMR0 selects (debugfs `pmamr`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum PmamrWidth {
-    /// The agent field the drivers advertise (`config1:0-9`): 10 agents.
-    Field,
-    /// All 32 bits: agents 10-31 exist and count while their bit is set.
-    Full,
-}
-
-impl Choice for PmamrWidth {
-    const ALL: &'static [(Self, &'static str)] = &[(PmamrWidth::Field, "field"), (PmamrWidth::Full, "full")];
 }
 
 /// Model-wide event counts.

@@ -68,6 +68,7 @@ pub mod kind;
 mod model;
 mod model_tests;
 mod probes;
+mod readings;
 pub mod regs;
 mod sim;
 mod tally;
