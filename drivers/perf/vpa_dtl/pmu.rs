@@ -11,7 +11,7 @@ use crate::{
             AuxBuffer, Capabilities, Capability, Event, EventFlag, EventFlags, EventInit, HwState,
             HwStateBit, PmuDriver, TaskContext, TimerRestart,
         },
-        pseries::dtl::{DtlBuffer, RegisterError},
+        pseries::dtl::{DtlBuffer, Mode, RegisterError},
         sync::{new_raw_spinlock_irq, RawSpinLockIrq},
     },
     stats::Stats,
@@ -152,12 +152,24 @@ impl PmuDriver for VpaDtl {
     fn del(&self, ev: &Event<Self>, _flags: EventFlags) {
         self.stop(ev, EventFlag::Update.into());
         let d = ev.data();
-        if let Err(e) = d.buf.unregister() {
-            pr_err_once!(
+        let own = d.buf.mode() == Mode::Own && d.buf.is_registered() && !d.buf.is_displaced();
+        match d.buf.unregister() {
+            // Deregistration is the point after which the hypervisor writes
+            // no more. PHYP logs at dispatch of this CPU and checks the mask
+            // cleared at `stop`, so nothing comes after `stop`'s poll; a
+            // writer concurrent with the reader (see `poll`) may still
+            // publish an entry it began before the mask was cleared. Read
+            // what came in between, so that it is captured, not lost.
+            Ok(()) if own => {
+                self.poll(ev, false);
+                self.read(ev);
+            }
+            Ok(()) => {}
+            Err(e) => pr_err_once!(
                 "cpu {}: DTL deregistration failed (hcall {})\n",
                 u32::from(d.buf.cpu()),
                 e.0
-            );
+            ),
         }
     }
 

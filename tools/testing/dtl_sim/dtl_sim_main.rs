@@ -32,7 +32,11 @@
 //! path. A remote writer meets a reader's poll only if their timers are not
 //! phase-locked: `pace_us` spreads each tick's `rate` entries over the tick
 //! (bursts are still written at once), and a `period_us` other than the
-//! reader's makes the phases drift through each other.
+//! reader's makes the phases drift through each other. `publish_delay_us`
+//! widens the window of an entry in flight (written, not yet published):
+//! the mask is read at each entry, as PHYP does at each event, so an entry
+//! begun before the partition clears the mask can still be published after
+//! its reader's last poll, until the buffer is deregistered.
 //!
 //! Each tick, before writing, reads `local_clock()` between two timebase
 //! reads; a session keeps its tightest such bracket, which lets the checker
@@ -107,6 +111,10 @@ module! {
         pace_us: u32 {
             default: 0,
             description: "Busy wait between a tick's rate entries (bursts are written at once)",
+        },
+        publish_delay_us: u32 {
+            default: 0,
+            description: "Busy wait between writing a rate entry and publishing it (remote writers)",
         },
     },
 }
@@ -230,6 +238,7 @@ impl kernel::Module for DtlSim {
             adopt: module_parameters::adopt.value(),
             remote: module_parameters::remote.value(),
             pace_us: u64::from(module_parameters::pace_us.value().min(200)),
+            publish_delay_us: u64::from(module_parameters::publish_delay_us.value().min(200)),
         };
         let ncpus = kernel::cpu::nr_cpu_ids();
         let mut cpus = KVec::with_capacity(ncpus as usize, GFP_KERNEL)?;

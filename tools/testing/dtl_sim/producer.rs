@@ -33,6 +33,9 @@ pub(crate) struct Params {
     /// Busy wait after each of a tick's `rate` entries (0: none), so that
     /// a remote writer is still writing when the reader polls.
     pub(crate) pace_us: u64,
+    /// Busy wait between writing each of a tick's `rate` entries and
+    /// publishing it (0: none): an entry in flight for that long.
+    pub(crate) publish_delay_us: u64,
 }
 
 /// A partition's registered DTL buffer, as the hypervisor sees it.
@@ -232,15 +235,17 @@ impl Cpu {
             _ => s.clock = Some(b),
         }
         let lp = self.lppaca();
-        let mask = self.enable_mask() & 7;
-        if mask == 0 {
-            return;
-        }
-        s.mask_seen |= mask;
         for i in 0..n {
             if i > 0 && i < paced && self.params.pace_us > 0 {
                 kernel::time::delay::udelay(Delta::from_micros(self.params.pace_us as i64));
             }
+            // Each entry is one dispatch event, and PHYP reads the mask at
+            // each: once the partition clears it, nothing more is logged.
+            let mask = self.enable_mask() & 7;
+            if mask == 0 {
+                return;
+            }
+            s.mask_seen |= mask;
             let f = gen::fields(self.params.seed, self.cpu, self.hwcpu, s.seq, mask);
             let img = gen::image(&f, pseries::timebase());
             let slot = (s.idx % RING) as usize;
@@ -251,6 +256,9 @@ impl Cpu {
                     core::ptr::write_volatile(dst.add(i), *byte);
                 }
                 kernel::sync::barrier::smp_mb(kernel::sync::barrier::Write);
+            }
+            if i < paced && self.params.publish_delay_us > 0 {
+                kernel::time::delay::udelay(Delta::from_micros(self.params.publish_delay_us as i64));
             }
             s.idx += 1;
             s.seq += 1;
