@@ -210,9 +210,9 @@ if [ -n "$drv" ]; then
 				END { for (k in v) { n++; split(v[k], a, " "); if (a[1] + 0 > 0 && length(part[k])) r++
 					for (i = 2; i <= 4; i++) if (a[i] != a[1]) bad++ }
 					printf "%d %d %d\n", n, r, bad }' /tmp/group_$st.csv)
-			echo "      | group_$st: $1 intervals, $2 with the group counting part of the time, $3 mismatches"
+			echo "      | group_$st: $1 intervals, $2 with the group counting part of the time, $3 member mismatches"
 			if [ "${XGENE_REFERENCE:-0}" = 1 ] && [ "${3:-1}" != 0 ]; then
-				echo "DIFF group_$st: identical events of one group differ in $3 of $1 10 ms intervals ($(xg_model))"
+				echo "DIFF group_$st: identical events of one group differ ($3 member mismatches over $1 10 ms intervals; $(xg_model))"
 			else
 				ok "group_$st: identical counts in all $1 intervals, $2 of them rotated" \
 					test "${1:-0}" -ge 50 -a "${2:-0}" -ge 1 -a "${3:-1}" = 0
