@@ -8,15 +8,20 @@
 #   make mutants   deliberately broken drivers that the detectors and the
 #                  fuzzer must catch
 #   make modules KDIR=<Rust-enabled 7.x build tree> ARCH=powerpc LLVM=-19
-#                  build the modules against your own kernel
+#                  build the modules against your own kernel (TESTS=n: the
+#                  drivers alone, without the KUnit and simulator modules)
+#   make dkms KDIR=... ARCH=... LLVM=...
+#                  the build dkms.conf runs: the drivers alone
+#   make dkms-check  Debian's dkms builds them against the test kernels
 #
 # Downloads and builds are cached in $(RPMU_CACHE) (default ~/.cache/rust-pmu).
 
 KDIR ?=
 ARCH ?= powerpc
 LLVM ?= -19
+TESTS ?= y
 
-.PHONY: demo demo-xgene check soak mutants modules modules_clean host-test lint clean
+.PHONY: demo demo-xgene check soak mutants modules dkms modules_clean host-test lint dkms-check clean
 
 demo:
 	scripts/demo.sh
@@ -35,7 +40,17 @@ mutants:
 
 modules:
 	@test -n "$(KDIR)" || { echo "usage: make modules KDIR=<kernel build dir> [ARCH=powerpc] [LLVM=-19]"; exit 2; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) ARCH=$(ARCH) LLVM=$(LLVM) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) ARCH=$(ARCH) LLVM=$(LLVM) RPMU_TESTS=$(TESTS) modules
+
+# dkms 3.0 appends CC=clang LD=ld.lld to dkms.conf's MAKE for a clang-built
+# kernel. Passed on, they would override the tools LLVM= names (clang-19 for
+# LLVM=-19) in the kernel's make, so this target passes on no command-line
+# variable but its own: the kernel's make picks CC and LD from LLVM=, as when
+# the kernel was built.
+dkms: MAKEOVERRIDES :=
+dkms:
+	@test -n "$(KDIR)" || { echo "usage: make dkms KDIR=<kernel build dir> ARCH=<arch> LLVM=<as the kernel>"; exit 2; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) ARCH=$(ARCH) LLVM=$(LLVM) RPMU_TESTS=n modules
 
 modules_clean:
 	@test -n "$(KDIR)" || { echo "usage: make modules_clean KDIR=<kernel build dir>"; exit 2; }
@@ -46,6 +61,9 @@ host-test:
 
 lint:
 	scripts/lint.sh
+
+dkms-check:
+	scripts/dkms-check.sh
 
 clean:
 	rm -rf build target

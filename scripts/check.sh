@@ -2,8 +2,8 @@
 # `make check`: host tests of the no_std logic, lint, then the modules' KUnit
 # suites and the end-to-end tests: vpa_dtl in QEMU pseries (ppc64le) and the
 # X-Gene PMUs on simulated silicon in QEMU virt (arm64), each next to the
-# upstream C driver. Ends with "N passed, M failed" counting the host, KUnit
-# and end-to-end cases; exits non-zero if any failed.
+# upstream C driver. Ends with "N passed, M failed" counting the host, lint,
+# dkms, KUnit and end-to-end cases; exits non-zero if any failed.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$RPMU_TOP"
@@ -26,8 +26,11 @@ echo "$hp $hf" >build/host.counts
 kdir=$("$RPMU_TOP/scripts/kernel.sh" ppc64le)
 ksrc=$(readlink -f "$kdir/source")
 
-log "lint: rustfmt, clippy"
+log "lint: rustfmt, clippy, documentation"
 KDIR=$kdir "$RPMU_TOP/scripts/lint.sh"
+
+log "dkms: the drivers built by Debian's dkms against both kernel trees"
+KDIR=$kdir "$RPMU_TOP/scripts/dkms-check.sh"
 
 # Sizes of the fuzz and soak cases in make check (make soak: scripts/soak.sh).
 RPMU_CI_SIZES="FUZZ_OPS=100000 FUZZ_SEED=1 SOAK_LOADS=20 SOAK_HOTPLUG=10 SOAK_TOGGLES=500"

@@ -84,6 +84,13 @@ PREF
 		warn "private apt update reported errors: $(tail -n 3 "$APT_PRIV/update.err")"
 }
 
+# result RC NAME: one check's line, "  ok     NAME" when RC is 0, else
+# "  FAILED NAME"; counts it in $passed / $failed (the caller starts them at
+# 0 and writes them to build/NAME.counts for sum_counts).
+result() {
+	if [ "$1" = 0 ]; then echo "  ok     $2"; passed=$((passed + 1)); else echo "  FAILED $2"; failed=$((failed + 1)); fi
+}
+
 # sum_counts DIR: adds up the "passed failed" pairs of DIR/*.counts (a
 # missing file counts as a failure); sets $passed and $failed.
 sum_counts() {

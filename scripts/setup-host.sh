@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install what the build and the tests need on a Debian 12 host: LLVM 19,
 # cross compilers, QEMU 10 from bookworm-backports, UEFI firmware and iasl
-# (the ACPI boots), the pinned Rust toolchain with rust-src, and bindgen. Idempotent: a second run only checks.
+# (the ACPI boots), dkms (scripts/dkms-check.sh), Sphinx (the documentation
+# check of lint.sh), the pinned Rust toolchain with rust-src, and bindgen.
+# Idempotent: a second run only checks.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -13,14 +15,23 @@ host_pkgs=(clang-19 lld-19 llvm-19 libclang-19-dev bc bison flex libelf-dev libs
 	cpio xz-utils gzip make gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross device-tree-compiler rsync kmod
 	python3 file acpica-tools qemu-efi-aarch64)
-missing=()
-for p in "${host_pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	log "installing ${missing[*]}"
+# Without their recommends: dkms would bring the host's own kernel headers
+# (linux-headers-amd64), which no check uses.
+norec_pkgs=(dkms python3-sphinx)
+not_installed() { # package... -> those not installed
+	local p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || echo "$p"
+	done
+}
+mapfile -t missing < <(not_installed "${host_pkgs[@]}")
+mapfile -t missing_norec < <(not_installed "${norec_pkgs[@]}")
+if [ ${#missing[@]} -gt 0 ] || [ ${#missing_norec[@]} -gt 0 ]; then
+	log "installing ${missing[*]} ${missing_norec[*]}"
 	retry 3 $SUDO apt-get update -q >/dev/null
-	retry 3 $SUDO apt-get install -y -q "${missing[@]}" >/dev/null
+	[ ${#missing[@]} = 0 ] || retry 3 $SUDO apt-get install -y -q "${missing[@]}" >/dev/null
+	[ ${#missing_norec[@]} = 0 ] ||
+		retry 3 $SUDO apt-get install -y -q --no-install-recommends "${missing_norec[@]}" >/dev/null
 fi
 
 # QEMU: bookworm's 7.2 conflicts with the host's qemu-utils 10 from
