@@ -22,3 +22,8 @@ cat /tmp/demo.check
 ok "demo capture verified" sh -c '! grep -q "^not ok" /tmp/demo.check'
 echo
 echo "vpa_dtl demo: $(tail -n 1 /tmp/demo.check)"
+# The whole perf script output, for dtl-report on the host: scripts/demo.sh
+# cuts it out of the console log (and keeps it out of what it shows).
+echo "=== DTL SCRIPT BEGIN ==="
+cat /tmp/demo.script
+echo "=== DTL SCRIPT END ==="

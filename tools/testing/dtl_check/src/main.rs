@@ -140,6 +140,7 @@ fn run(args: &[String], read: impl Fn(&str) -> String) -> Ktap {
         match script::parse_script(&read(p)) {
             Ok(d) => scripts.push(d),
             Err(e) => {
+                let e = format!("{p}: {e}");
                 k.case(false, &format!("{label}perf script output parses"), &e);
                 return k;
             }
