@@ -14,7 +14,7 @@ arm64) karch=arm64 cross=aarch64-linux-gnu- ;;
 esac
 # arm64: perf gets the X-Gene system event tables and metrics
 # (drivers/perf/xgene/events/*.json, perf's pmu-events schema) in its
-# pmu-events/arch/arm64/apm/xgene/sys, so `perf list` describes the events and
+# pmu-events/arch/arm64/apm/xgene{,3}/sys, so `perf list` describes the events and
 # `perf stat -M` knows the metrics. The source is not touched: perf builds
 # from a tree of symbolic links to it with the tables added, and perf's own
 # jevents.py checks them (a schema error fails the build).
@@ -25,7 +25,7 @@ if [ "$guest" = arm64 ]; then
 		rm -rf "$overlay"
 		mkdir -p "$overlay"
 		cp -as "$src/." "$overlay/"
-		python3 "$RPMU_TOP/scripts/xgene_events.py" perf "$overlay/tools/perf/pmu-events/arch/arm64/apm/xgene/sys"
+		python3 "$RPMU_TOP/scripts/xgene_events.py" perf "$overlay/tools/perf/pmu-events/arch/arm64/apm"
 		touch "$overlay/.rpmu-ready"
 	fi
 	src=$overlay

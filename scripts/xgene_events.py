@@ -3,7 +3,9 @@
 """The X-Gene PMU event tables, defined once in drivers/perf/xgene/events/*.json
 in perf's pmu-events schema (system events: each entry has a `Unit`, the PMU
 name less its instance number, and a `Compat`, a regular expression over the
-PMUs' `identifier` files, apm_xgene<generation>_<unit>), turned into what
+PMUs' `identifier` files, apm_xgene<generation>_<unit>; the code is a
+`ConfigCode`, which perf encodes as `config=`, since these PMUs' format
+names the event field `<type>_eventid`, not `event`), turned into what
 other parts of the project need. metrics-<v1v2|v3>.json hold perf metrics
 over those events.
 
@@ -19,7 +21,8 @@ over those events.
                                       Documentation/xgene-pmu-events.rst
     xgene_events.py perf DIR          the checked JSON files copied into DIR, a
                                       perf source tree's
-                                      tools/perf/pmu-events/arch/arm64/apm/xgene/sys
+                                      tools/perf/pmu-events/arch/arm64/apm:
+                                      xgene/sys (v1v2), xgene3/sys (v3)
     xgene_events.py desc VERSIONS     "<unit> <event> <description>" lines
 
 Without OUT the result goes to stdout. With OUT the file is replaced
@@ -52,9 +55,11 @@ TYPES = {
     "mc": ("Mc", "mc"),
 }
 VERSIONS = ("v1v2", "v3")
-KEYS_REQUIRED = ("EventName", "EventCode", "BriefDescription", "Unit", "Compat")
+KEYS_REQUIRED = ("EventName", "ConfigCode", "BriefDescription", "Unit", "Compat")
 KEYS_ALLOWED = set(KEYS_REQUIRED) | {"PublicDescription"}
 METRIC_KEYS = {"MetricName", "MetricGroup", "BriefDescription", "MetricExpr", "ScaleUnit", "Unit", "Compat"}
+# perf's tree: the model directory (under arch/arm64/apm/) of each table.
+PERF_MODELS = {"v1v2": "xgene", "v3": "xgene3"}
 # The `identifier` of the PMUs a table is for: the generations of each group.
 GENERATIONS = {"v1v2": (1, 2), "v3": (3,)}
 
@@ -114,12 +119,12 @@ def load_table(path, versions, unit):
         if bad:
             errors.append(f"{where}: {bad}")
             continue
-        name, code_s, desc = e["EventName"], e["EventCode"], e["BriefDescription"].strip()
+        name, code_s, desc = e["EventName"], e["ConfigCode"], e["BriefDescription"].strip()
         if not NAME_RE.match(name):
             errors.append(f"{where}: bad event name {name!r}")
             continue
         if not CODE_RE.match(code_s):
-            errors.append(f"{where}: {name}: EventCode {code_s!r} is not a hex number 0x..")
+            errors.append(f"{where}: {name}: ConfigCode {code_s!r} is not a hex number 0x..")
             continue
         code = int(code_s, 16)
         if code > CODE_MAX:
@@ -339,10 +344,13 @@ def main(argv):
                 usage()
             tables()
             metrics()
-            out = pathlib.Path(args[0])
-            out.mkdir(parents=True, exist_ok=True)
-            for f in sorted(EVENTS.glob("*.json")):
-                emit(f.read_text(encoding="utf-8"), out / f.name)
+            # One model directory per table: jevents refuses an event name
+            # twice for one Unit in a table, and v1/v2 and v3 share names.
+            for v, model in PERF_MODELS.items():
+                out = pathlib.Path(args[0]) / model / "sys"
+                out.mkdir(parents=True, exist_ok=True)
+                for f in sorted(EVENTS.glob(f"*-{v}.json")):
+                    emit(f.read_text(encoding="utf-8"), out / f.name)
             return
         gens = {"rust": gen_rust, "attrs": gen_attrs, "rst": gen_rst}
         if mode not in gens or len(args) > 1:

@@ -23,7 +23,7 @@ pub struct Event {
 /// The `identifier` sysfs attribute of a sub-block's PMU,
 /// `apm_xgene<generation>_<type prefix>` (`apm_xgene3_iob_slow`): the
 /// `Compat` that perf's system event tables (drivers/perf/xgene/events/*.json
-/// installed under `tools/perf/pmu-events/arch/arm64/apm/xgene/sys/`) match
+/// installed under `tools/perf/pmu-events/arch/arm64/apm/xgene{,3}/sys/`) match
 /// to give the PMU's events their descriptions and its metrics. Upstream's
 /// driver has no `identifier`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

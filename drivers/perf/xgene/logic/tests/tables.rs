@@ -254,7 +254,7 @@ fn json_events() -> Vec<(PmuType, &'static [Version], String, u16)> {
             assert_eq!(get("Unit"), unit, "{name}");
             let gens = if vs.len() == 2 { "[12]" } else { "3" };
             assert_eq!(get("Compat"), format!("apm_xgene{gens}_{unit}"), "{name}");
-            let code = get("EventCode");
+            let code = get("ConfigCode");
             let code = u16::from_str_radix(code.strip_prefix("0x").unwrap(), 16).unwrap();
             out.push((t, vs, get("EventName"), code));
         }
