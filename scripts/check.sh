@@ -75,7 +75,7 @@ arm_chain() {
 	# Our xgene_pmu.ko on X-Gene 2 silicon (mcb0-1, mc0-3): KUnit, probe, sysfs,
 	# the perf_event_open contract, lifetime, then perf stat against the model.
 	log "guest arm64: our xgene_pmu on simulated X-Gene 2 silicon"
-	RPMU_DTSI=$v2 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_sysfs,xgene_rust,xgene_stat,xgene_irq \
+	RPMU_DTSI=$v2 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_sysfs,xgene_rust,xgene_stat,xgene_irq,xgene_perf \
 		build/arm64-xgene-rust.log
 	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-rust.log build/arm64-xgene-rust
 
@@ -115,7 +115,7 @@ arm_chain() {
 	# by an SSDT (tools/testing/xgene/make-acpi.py). Ours, with the interrupt
 	# cases, then the upstream C driver on the same silicon.
 	log "guest arm64: our xgene_pmu on simulated X-Gene 3 silicon (ACPI)"
-	RPMU_ACPI=3 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_stat,xgene_irq build/arm64-xgene-v3.log
+	RPMU_ACPI=3 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_stat,xgene_irq,xgene_perf build/arm64-xgene-v3.log
 	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-v3.log build/arm64-xgene-v3
 	log "guest arm64: the upstream C xgene_pmu on X-Gene 3 silicon (ACPI, differential)"
 	RPMU_C_REFERENCE=1 RPMU_ACPI=3 \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build (or find in the cache) a static perf for the guest, from the same
-# kernel source the test kernel uses.
+# kernel source the test kernel uses (arm64: with the X-Gene event tables).
 #   scripts/guest-perf.sh ppc64le|arm64 <kernel source dir>  -> prints the binary
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -12,6 +12,24 @@ ppc64le) karch=powerpc cross=powerpc64le-linux-gnu- ;;
 arm64) karch=arm64 cross=aarch64-linux-gnu- ;;
 *) die "unknown guest architecture $guest" ;;
 esac
+# arm64: perf gets the X-Gene system event tables and metrics
+# (drivers/perf/xgene/events/*.json, perf's pmu-events schema) in its
+# pmu-events/arch/arm64/apm/xgene{,3}/sys, so `perf list` describes the events and
+# `perf stat -M` knows the metrics. The source is not touched: perf builds
+# from a tree of symbolic links to it with the tables added, and perf's own
+# jevents.py checks them (a schema error fails the build).
+if [ "$guest" = arm64 ]; then
+	json=("$RPMU_TOP"/drivers/perf/xgene/events/*.json)
+	overlay=$RPMU_CACHE/perf/src-$(basename "$src")-xgene-$(content_hash "$RPMU_TOP/scripts/xgene_events.py" "${json[@]}")
+	if [ ! -f "$overlay/.rpmu-ready" ]; then
+		rm -rf "$overlay"
+		mkdir -p "$overlay"
+		cp -as "$src/." "$overlay/"
+		python3 "$RPMU_TOP/scripts/xgene_events.py" perf "$overlay/tools/perf/pmu-events/arch/arm64/apm"
+		touch "$overlay/.rpmu-ready"
+	fi
+	src=$overlay
+fi
 out=$RPMU_CACHE/perf/$guest-$(basename "$src")-$(content_hash -s "$("${cross}gcc" --version | head -n1)")
 if [ ! -x "$out/perf" ]; then
 	log "building a static perf for $guest (about 2-4 minutes)"

@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """The X-Gene PMU event tables, defined once in drivers/perf/xgene/events/*.json
-(perf pmu-events style), turned into what other parts of the project need.
+in perf's pmu-events schema (system events: each entry has a `Unit`, the PMU
+name less its instance number, and a `Compat`, a regular expression over the
+PMUs' `identifier` files, apm_xgene<generation>_<unit>; the code is a
+`ConfigCode`, which perf encodes as `config=`, since these PMUs' format
+names the event field `<type>_eventid`, not `event`), turned into what
+other parts of the project need. metrics-<v1v2|v3>.json hold perf metrics
+over those events.
 
     xgene_events.py text VERSIONS     "<type> <event> <code>" lines, for tests;
                                       VERSIONS is v1v2 or v3
@@ -13,6 +19,11 @@
                                       module: `(c"name", AttrValue::Fixed(c"config=0x.."))`
     xgene_events.py rst [OUT]         reStructuredText event lists, committed as
                                       Documentation/xgene-pmu-events.rst
+    xgene_events.py perf DIR          the checked JSON files copied into DIR, a
+                                      perf source tree's
+                                      tools/perf/pmu-events/arch/arm64/apm:
+                                      xgene/sys (v1v2), xgene3/sys (v3)
+    xgene_events.py desc VERSIONS     "<unit> <event> <description>" lines
 
 Without OUT the result goes to stdout. With OUT the file is replaced
 atomically, and only when its content changes (so make and cargo do not
@@ -44,8 +55,32 @@ TYPES = {
     "mc": ("Mc", "mc"),
 }
 VERSIONS = ("v1v2", "v3")
-KEYS_REQUIRED = ("EventName", "EventCode", "BriefDescription")
+KEYS_REQUIRED = ("EventName", "ConfigCode", "BriefDescription", "Unit", "Compat")
 KEYS_ALLOWED = set(KEYS_REQUIRED) | {"PublicDescription"}
+METRIC_KEYS = {"MetricName", "MetricGroup", "BriefDescription", "MetricExpr", "ScaleUnit", "Unit", "Compat"}
+# perf's tree: the model directory (under arch/arm64/apm/) of each table.
+PERF_MODELS = {"v1v2": "xgene", "v3": "xgene3"}
+# The `identifier` of the PMUs a table is for: the generations of each group.
+GENERATIONS = {"v1v2": (1, 2), "v3": (3,)}
+
+
+def identifier(generation, unit):
+    """What the driver's `identifier` file reads (NOTES.md section 2)."""
+    return f"apm_xgene{generation}_{unit}"
+
+
+def check_compat(compat, versions, unit):
+    """None if `compat` matches exactly the identifiers of `versions`' PMUs
+    of `unit` (and no other generation's), else the problem."""
+    try:
+        rx = re.compile(compat)
+    except re.error as e:
+        return f"Compat {compat!r} is not a regular expression: {e}"
+    for g in (1, 2, 3):
+        hit = rx.fullmatch(identifier(g, unit)) is not None
+        if hit != (g in GENERATIONS[versions]):
+            return f"Compat {compat!r} {'matches' if hit else 'misses'} {identifier(g, unit)}"
+    return None
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*\Z")
 CODE_RE = re.compile(r"0x[0-9A-Fa-f]{1,4}\Z")
 CODE_MAX = 0xFF
@@ -55,7 +90,7 @@ class TableError(Exception):
     pass
 
 
-def load_table(path):
+def load_table(path, versions, unit):
     """[(name, code, description)] of one JSON file, checked, sorted by code."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -77,12 +112,19 @@ def load_table(path):
         if not all(isinstance(v, str) for v in e.values()):
             errors.append(f"{where}: every value must be a string")
             continue
-        name, code_s, desc = e["EventName"], e["EventCode"], e["BriefDescription"].strip()
+        if e["Unit"] != unit:
+            errors.append(f"{where}: Unit {e['Unit']!r}, expected {unit!r}")
+            continue
+        bad = check_compat(e["Compat"], versions, unit)
+        if bad:
+            errors.append(f"{where}: {bad}")
+            continue
+        name, code_s, desc = e["EventName"], e["ConfigCode"], e["BriefDescription"].strip()
         if not NAME_RE.match(name):
             errors.append(f"{where}: bad event name {name!r}")
             continue
         if not CODE_RE.match(code_s):
-            errors.append(f"{where}: {name}: EventCode {code_s!r} is not a hex number 0x..")
+            errors.append(f"{where}: {name}: ConfigCode {code_s!r} is not a hex number 0x..")
             continue
         code = int(code_s, 16)
         if code > CODE_MAX:
@@ -111,7 +153,7 @@ def tables(versions=VERSIONS):
     in a fixed order: by version group, then by PMU type."""
     out, errors = [], []
     files = {f.name for f in EVENTS.glob("*.json")}
-    known = {f"{t}-{v}.json" for t in TYPES for v in VERSIONS}
+    known = {f"{t}-{v}.json" for t in TYPES for v in VERSIONS} | {f"metrics-{v}.json" for v in VERSIONS}
     for stray in sorted(files - known):
         errors.append(f"{stray}: not a <type>-<v1v2|v3>.json table")
     for v in versions:
@@ -120,9 +162,49 @@ def tables(versions=VERSIONS):
             if not path.exists():
                 continue
             try:
-                out.append((v, t, load_table(path)))
+                out.append((v, t, load_table(path, v, TYPES[t][1])))
             except TableError as e:
                 errors.append(str(e))
+    if errors:
+        raise TableError("\n".join(errors))
+    return out
+
+
+def metrics(versions=VERSIONS):
+    """[(versions, [metric dict])]: metrics-<v>.json, checked against the
+    event tables: every event a MetricExpr names exists on its Unit."""
+    evs = {(v, TYPES[t][1]): {n for n, _, _ in e} for v, t, e in tables(versions)}
+    out, errors = [], []
+    for v in versions:
+        path = EVENTS / f"metrics-{v}.json"
+        if not path.exists():
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise TableError(f"{path.name}: not readable as JSON: {e}") from e
+        if not isinstance(data, list) or not data:
+            errors.append(f"{path.name}: expected a non-empty JSON array of metrics")
+            continue
+        names = set()
+        for i, m in enumerate(data):
+            where = f"{path.name}[{i}]"
+            if not isinstance(m, dict) or set(m) != METRIC_KEYS or not all(isinstance(x, str) for x in m.values()):
+                errors.append(f"{where}: expected exactly the string keys {sorted(METRIC_KEYS)}")
+                continue
+            if m["MetricName"] in names:
+                errors.append(f"{where}: duplicate MetricName {m['MetricName']}")
+            names.add(m["MetricName"])
+            bad = check_compat(m["Compat"], v, m["Unit"])
+            if bad:
+                errors.append(f"{where}: {bad}")
+            # Identifiers in the expression: events (with \-escaped dashes)
+            # or perf's duration_time.
+            for tok in re.findall(r"(?<![0-9.])(?:[A-Za-z_]|\\-)(?:[A-Za-z0-9_]|\\-)*", m["MetricExpr"]):
+                ev = tok.replace("\\-", "-")
+                if ev != "duration_time" and ev not in evs.get((v, m["Unit"]), ()):
+                    errors.append(f"{where}: {m['MetricName']}: no event {ev} on {m['Unit']} ({v})")
+        out.append((v, data))
     if errors:
         raise TableError("\n".join(errors))
     return out
@@ -249,6 +331,26 @@ def main(argv):
             for _, t, evs in tables((args[0],)):
                 for name, code, _ in evs:
                     print(t, name, code)
+            return
+        if mode == "desc":
+            if len(args) != 1 or args[0] not in VERSIONS:
+                usage()
+            for _, t, evs in tables((args[0],)):
+                for name, _, desc in evs:
+                    print(TYPES[t][1], name, desc)
+            return
+        if mode == "perf":
+            if len(args) != 1:
+                usage()
+            tables()
+            metrics()
+            # One model directory per table: jevents refuses an event name
+            # twice for one Unit in a table, and v1/v2 and v3 share names.
+            for v, model in PERF_MODELS.items():
+                out = pathlib.Path(args[0]) / model / "sys"
+                out.mkdir(parents=True, exist_ok=True)
+                for f in sorted(EVENTS.glob(f"*-{v}.json")):
+                    emit(f.read_text(encoding="utf-8"), out / f.name)
             return
         gens = {"rust": gen_rust, "attrs": gen_attrs, "rst": gen_rst}
         if mode not in gens or len(args) > 1:

@@ -89,6 +89,7 @@ esac
 # The X-Gene event tables, for the guest-side comparisons.
 for v in v1v2 v3; do
 	python3 "$top/scripts/xgene_events.py" text $v >"$work/root/t/xgene-events-$v.txt"
+	python3 "$top/scripts/xgene_events.py" desc $v >"$work/root/t/xgene-desc-$v.txt"
 done
 find "$moddir" -name '*.ko' -exec cp {} "$work/root/lib/modules/rpmu/" \;
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"

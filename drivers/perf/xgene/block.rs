@@ -8,6 +8,7 @@ use crate::{
     hotplug::Owner,
     logic::{
         counter::{self, Allocator},
+        events::Identifier,
         hw::{regs, Layout, OvsClear, PmuType, Version, MAX_COUNTERS},
     },
     rpmu::{
@@ -93,6 +94,11 @@ impl Child {
                 "xgene_pmu_hw"
             ),
         }? Error)
+    }
+
+    /// Its sysfs `identifier`.
+    pub(crate) fn identifier(&self) -> Identifier {
+        Identifier(self.version, self.ty)
     }
 
     /// The CPU this sub-block counts on (its `cpumask`).

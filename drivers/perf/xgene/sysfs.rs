@@ -3,7 +3,10 @@
 //! The sysfs attribute groups of each sub-block type and version: `format/`
 //! (from the same list as `logic::events::formats`), `events/` (generated
 //! from drivers/perf/xgene/events/*.json by scripts/xgene_events.py at build
-//! time) and `cpumask`.
+//! time), `cpumask`, and `identifier` (beyond upstream: the SoC version and
+//! sub-block type, `apm_xgene<1|2|3>_<type>`, which perf's system event
+//! tables match with their `Compat` to give the events descriptions and
+//! metrics).
 //!
 //! `xgene_pmu_kunit.ko` includes this file too, to check the tables against
 //! the logic's; it only needs `crate::block::Child` with `owner_cpu()`.
@@ -26,7 +29,15 @@ fn show_cpumask(c: &Child, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
     writeln!(w, "{}", u32::from(c.owner_cpu()))
 }
 
-static CPUMASK: [(&CStr, AttrValue<Child>); 1] = [(c"cpumask", AttrValue::Show(show_cpumask))];
+fn show_identifier(c: &Child, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
+    use core::fmt::Write;
+    writeln!(w, "{}", c.identifier())
+}
+
+static TOP: [(&CStr, AttrValue<Child>); 2] = [
+    (c"cpumask", AttrValue::Show(show_cpumask)),
+    (c"identifier", AttrValue::Show(show_identifier)),
+];
 
 // The sysfs `format` files, from the same list as logic::events::formats
 // (the ABI upstream has always shown).
@@ -43,7 +54,7 @@ macro_rules! groups {
         static $name: [AttrGroup<Child>; 3] = [
             AttrGroup::fixed(c"format", $fmt),
             AttrGroup::fixed(c"events", $ev),
-            AttrGroup::top(&CPUMASK),
+            AttrGroup::top(&TOP),
         ];
     };
 }

@@ -15,8 +15,11 @@ echo "== /sys/bus/event_source/devices/l3c0 =="
 (cd $D/l3c0 && for f in cpumask format/*; do echo "  $f: $(cat $f)"; done)
 echo "  events: $(ls $D/l3c0/events | tr '\n' ' ')"
 echo
-echo "== perf list (X-Gene PMUs, first lines) =="
-perf list 2>/dev/null | grep -E '^  (l3c|iob|iob_slow|mcb|mc)[0-9]+/' | head -n 12
+echo "== perf list: L3C events, described by the event tables (drivers/perf/xgene/events) =="
+COLUMNS=200 perf list 2>/dev/null | grep -A1 -E '^  (read-hit|read-miss)$' | grep -v '^--' | head -n 4
+echo
+echo "== perf stat -a -M xgene_l3c_read_miss_ratio sleep 1 (a metric of those tables) =="
+timeout $PERF_T perf stat -a -M xgene_l3c_read_miss_ratio sleep 1 2>&1 | grep -E 'read-(hit|miss)|miss_ratio'
 echo
 
 events=0 matched=0

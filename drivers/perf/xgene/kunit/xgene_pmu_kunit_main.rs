@@ -21,7 +21,13 @@ mod tables;
 /// typed by it, and `cpumask` shows its owning CPU. The suite never
 /// registers a PMU, so a stand-in does.
 mod block {
-    use crate::rpmu::cpu::CpuId;
+    use crate::{
+        logic::{
+            events::Identifier,
+            hw::{PmuType, Version},
+        },
+        rpmu::cpu::CpuId,
+    };
 
     /// Stands for the driver's `block::Child`.
     pub(crate) struct Child;
@@ -29,6 +35,10 @@ mod block {
     impl Child {
         pub(crate) fn owner_cpu(&self) -> CpuId {
             CpuId::current()
+        }
+
+        pub(crate) fn identifier(&self) -> Identifier {
+            Identifier(Version::V2, PmuType::L3c)
         }
     }
 }

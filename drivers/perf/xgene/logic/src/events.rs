@@ -20,6 +20,21 @@ pub struct Event {
     pub code: u16,
 }
 
+/// The `identifier` sysfs attribute of a sub-block's PMU,
+/// `apm_xgene<generation>_<type prefix>` (`apm_xgene3_iob_slow`): the
+/// `Compat` that perf's system event tables (drivers/perf/xgene/events/*.json
+/// installed under `tools/perf/pmu-events/arch/arm64/apm/xgene{,3}/sys/`) match
+/// to give the PMU's events their descriptions and its metrics. Upstream's
+/// driver has no `identifier`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Identifier(pub Version, pub PmuType);
+
+impl core::fmt::Display for Identifier {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "apm_xgene{}_{}", self.0.number(), self.1.prefix())
+    }
+}
+
 /// A sysfs `format` attribute: `format/<name>` reads `<spec>`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Format {

@@ -65,6 +65,15 @@ impl Version {
     /// Every version.
     pub const ALL: [Version; 3] = [Version::V1, Version::V2, Version::V3];
 
+    /// The SoC generation: 1 (X-Gene), 2 (X-Gene 2) or 3 (X-Gene 3).
+    pub const fn number(self) -> u8 {
+        match self {
+            Version::V1 => 1,
+            Version::V2 => 2,
+            Version::V3 => 3,
+        }
+    }
+
     /// The sub-block register layout of this version.
     pub const fn layout(self) -> &'static Layout {
         match self {

@@ -222,6 +222,7 @@ fn json_events() -> Vec<(PmuType, &'static [Version], String, u16)> {
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| !n.starts_with("metrics-"))
         .collect();
     names.sort();
     assert_eq!(names.len(), 9, "{names:?}");
@@ -240,7 +241,20 @@ fn json_events() -> Vec<(PmuType, &'static [Version], String, u16)> {
                 Some((_, Json::Str(s))) => s.clone(),
                 _ => panic!("{name}: no string {k}"),
             };
-            let code = get("EventCode");
+            // perf's system event schema: the PMU name less its number,
+            // and the identifiers (`identifiers` below) of the file's
+            // generations as a regular expression.
+            let unit = match t {
+                PmuType::L3c => "l3c",
+                PmuType::Iob => "iob",
+                PmuType::IobSlow => "iob_slow",
+                PmuType::Mcb => "mcb",
+                PmuType::Mc => "mc",
+            };
+            assert_eq!(get("Unit"), unit, "{name}");
+            let gens = if vs.len() == 2 { "[12]" } else { "3" };
+            assert_eq!(get("Compat"), format!("apm_xgene{gens}_{unit}"), "{name}");
+            let code = get("ConfigCode");
             let code = u16::from_str_radix(code.strip_prefix("0x").unwrap(), 16).unwrap();
             out.push((t, vs, get("EventName"), code));
         }
@@ -324,6 +338,27 @@ fn formats_and_acpi_tables_agree() {
             for f in events::formats(t, v) {
                 assert!(f.name.starts_with(t.prefix()), "{}", f.name);
             }
+        }
+    }
+}
+
+#[test]
+fn identifiers() {
+    // NOTES.md: "apm_xgene<generation>_<sysfs prefix>".
+    let gens = [(Version::V1, "1"), (Version::V2, "2"), (Version::V3, "3")];
+    let types = [
+        (PmuType::L3c, "l3c"),
+        (PmuType::Iob, "iob"),
+        (PmuType::IobSlow, "iob_slow"),
+        (PmuType::Mcb, "mcb"),
+        (PmuType::Mc, "mc"),
+    ];
+    for (v, g) in gens {
+        for (t, p) in types {
+            assert_eq!(
+                events::Identifier(v, t).to_string(),
+                format!("apm_xgene{g}_{p}")
+            );
         }
     }
 }
