@@ -168,10 +168,23 @@ impl VpaDtl {
                 torn += 1;
             }
         }
-        // A write seen during the poll (the index moved, or the oldest slot
-        // changed under us) while this CPU was not dispatched anew can only
-        // come from a writer concurrent with the reader.
-        let written = head_after != head || torn > 0;
+        // A full ring whose oldest slot already holds an entry newer than
+        // the next one: a writer has written the next entry there and not
+        // yet published it. It is not the entry the index says: torn.
+        let mut lapped = false;
+        if torn < span.count && span.first + torn + ring::RING_ENTRIES == head_after {
+            let at = torn as usize * ring::ENTRY_SIZE;
+            let rest = r.scratch.get(at..span.count as usize * ring::ENTRY_SIZE);
+            if rest.is_some_and(entries::oldest_lapped) {
+                torn += 1;
+                lapped = true;
+            }
+        }
+        // A write seen during the poll (the index moved, the oldest slot
+        // changed under us or was found lapped) while this CPU was not
+        // dispatched anew can only come from a writer concurrent with the
+        // reader.
+        let written = head_after != head || torn > 0 || lapped;
         if written && copied && buf.dispatch_count() == dispatches && !r.concurrent {
             pr_notice_once!(
                 "cpu {}: the DTL was written while this CPU read it, unpreempted; taking 84 entries per poll from now on\n",

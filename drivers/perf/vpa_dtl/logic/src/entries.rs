@@ -42,6 +42,21 @@ pub fn kind(preempt_reason: u8) -> Option<u8> {
     }
 }
 
+/// Whether the oldest entry of `batch` was overwritten by one newer than
+/// the entry after it: the writer reached the oldest slot of a full ring
+/// (the next one it writes) before publishing it. Only a writer concurrent
+/// with the reader can be caught half way like that (PHYP logs a processor
+/// when it dispatches it, never while the reader runs there). Such an entry
+/// is out of place, not stale: it is counted lost, not taken for a ring no
+/// longer written.
+pub fn oldest_lapped(batch: &[u8]) -> bool {
+    let mut it = batch.chunks_exact(ENTRY_SIZE);
+    match (it.next(), it.next()) {
+        (Some(a), Some(b)) => timebase(a) > timebase(b) && timebase(b) != 0,
+        _ => false,
+    }
+}
+
 /// The leading entries of `batch` (whole entries, oldest first) that are
 /// fresh: a timebase that is non-zero, below 2^63 (perf reads it as signed),
 /// not before `floor`, and not before the previous entry's; an entry with

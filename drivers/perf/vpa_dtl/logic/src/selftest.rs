@@ -285,6 +285,27 @@ pub fn entry_checks() -> Result<(), Failure> {
         entries::fresh_prefix(&b[48..96], 100, &b[..48]).0 == 1,
         "another entry with the same timebase: fresh",
     )?;
+    // tbs 100, 100, 150, 120, 200: from the third entry on, the oldest
+    // (150) is newer than the next (120), as when a writer has filled the
+    // oldest slot with its next entry before publishing it.
+    check(
+        entries::oldest_lapped(&b[2 * 48..]),
+        "an oldest entry newer than the next: lapped",
+    )?;
+    check(
+        !entries::oldest_lapped(&b) && !entries::oldest_lapped(&b[3 * 48..]),
+        "in order (or equal): not lapped",
+    )?;
+    check(
+        !entries::oldest_lapped(&b[4 * 48..]) && !entries::oldest_lapped(&[]),
+        "fewer than two entries: not lapped",
+    )?;
+    let mut z = [0u8; 2 * ring::ENTRY_SIZE];
+    z[..48].copy_from_slice(&entry(2, 300));
+    check(
+        !entries::oldest_lapped(&z),
+        "a never-written (zero) slot next: not lapped",
+    )?;
     check(
         entries::kind(2) == Some(record::DTL_CEDE)
             && entries::kind(3) == Some(record::DTL_CEDE)
