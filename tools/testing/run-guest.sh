@@ -86,6 +86,23 @@ case ,$plan, in
 	rm -rf "$work/root/usr/share"
 	;;
 esac
+# perf's own shell tests (tools/perf/tests/shell of the same tree as the
+# guest's perf) and Debian's static bash for them, for plans that run them.
+case ,$plan, in
+*,perf_shell,*)
+	mkdir -p "$work/root/t/perf-tests/shell/lib"
+	cp "$src"/tools/perf/tests/shell/{stat_all_pmu.sh,list.sh} "$work/root/t/perf-tests/shell/"
+	cp "$src"/tools/perf/tests/shell/lib/setup_python.sh "$work/root/t/perf-tests/shell/lib/"
+	deb=$(ls "$RPMU_CACHE"/dl/bash-static_*_"$bbarch".deb 2>/dev/null | head -n1 || true)
+	if [ -z "$deb" ]; then
+		[ -f "$APT_PRIV/sources.list" ] || apt_priv_update
+		(cd "$RPMU_CACHE/dl" && retry 3 apt_priv download -q "bash-static:$bbarch" >&2)
+		deb=$(ls "$RPMU_CACHE"/dl/bash-static_*_"$bbarch".deb | head -n1)
+	fi
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -O ./bin/bash-static >"$work/root/bin/bash"
+	chmod +x "$work/root/bin/bash"
+	;;
+esac
 # The X-Gene event tables, for the guest-side comparisons.
 for v in v1v2 v3; do
 	python3 "$top/scripts/xgene_events.py" text $v >"$work/root/t/xgene-events-$v.txt"

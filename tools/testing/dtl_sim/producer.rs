@@ -258,7 +258,9 @@ impl Cpu {
                 kernel::sync::barrier::smp_mb(kernel::sync::barrier::Write);
             }
             if i < paced && self.params.publish_delay_us > 0 {
-                kernel::time::delay::udelay(Delta::from_micros(self.params.publish_delay_us as i64));
+                kernel::time::delay::udelay(Delta::from_micros(
+                    self.params.publish_delay_us as i64,
+                ));
             }
             s.idx += 1;
             s.seq += 1;
