@@ -124,12 +124,13 @@ arm_chain() {
 	grep -a '^DIFF ' build/arm64-xgene-v3-cref.log | tr -d '\r' | sed 's/^/  C driver (X-Gene 3): /' || true
 
 	# The ACPI path of X-Gene 1 (one MCB: discovery must not read MCB B) and
-	# X-Gene 2: probe and count.
+	# X-Gene 2: probe and count; on the latter, perf's own shell tests
+	# (stat_all_pmu.sh, list.sh) with the X-Gene PMUs registered.
 	log "guest arm64: our xgene_pmu on simulated X-Gene 1 silicon (ACPI)"
 	RPMU_ACPI=1 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_stat build/arm64-xgene-acpi1.log
 	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-acpi1.log build/arm64-xgene-acpi1
 	log "guest arm64: our xgene_pmu on simulated X-Gene 2 silicon (ACPI)"
-	RPMU_ACPI=2 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_demo build/arm64-xgene-acpi2.log
+	RPMU_ACPI=2 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 perf_shell,xgene_demo build/arm64-xgene-acpi2.log
 	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-acpi2.log build/arm64-xgene-acpi2
 }
 
