@@ -5,6 +5,8 @@
 #                  (XGENE=1|2|3: that version, described by ACPI, booted with UEFI)
 #   make check     every test: host, KUnit and end-to-end in QEMU
 #   make soak      the fuzzers and soak cases at full size (hours)
+#   make compat    the modules against another kernel (Debian's newest other
+#                  Rust-enabled 7.x linux-source) and its quick guest cases
 #   make mutants   deliberately broken drivers that the detectors and the
 #                  fuzzer must catch
 #   make modules KDIR=<Rust-enabled 7.x build tree> ARCH=powerpc LLVM=-19
@@ -21,7 +23,7 @@ ARCH ?= powerpc
 LLVM ?= -19
 TESTS ?= y
 
-.PHONY: demo demo-xgene check soak mutants modules dkms modules_clean host-test lint dkms-check clean
+.PHONY: demo demo-xgene check soak compat mutants modules dkms modules_clean host-test lint dkms-check clean
 
 demo:
 	scripts/demo.sh
@@ -34,6 +36,9 @@ check:
 
 soak:
 	scripts/soak.sh
+
+compat:
+	scripts/compat.sh
 
 mutants:
 	scripts/mutants.sh

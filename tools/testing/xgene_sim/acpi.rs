@@ -15,9 +15,9 @@
 //! or overlapping the kernel's System RAM, is refused.
 
 use crate::{
-    dt::{add_pages, Discovered, SYSCON_NAMES},
+    dt::{add_child, add_pages, Discovered, SYSCON_NAMES},
     kind::{Kind, Name},
-    model::{Child, Model},
+    model::Model,
     rpmu::bindings as b,
     sim::Target,
     window::map_window,
@@ -152,12 +152,7 @@ pub(crate) fn discover(ram: SetAside) -> Result<Discovered> {
             continue;
         };
         ram.check(kind.prefix(), cpa, csize)?;
-        let ci = model.children.len();
-        model.children.push(
-            Child::new(kind, index, cpa, map_window(cpa, csize)?),
-            GFP_KERNEL,
-        )?;
-        add_pages(&mut pages, cpa, csize, Target::Child(ci))?;
+        add_child(&mut model, &mut pages, kind, index, cpa, csize)?;
     }
     if model.children.is_empty() {
         pr_err!("{} has no PMU children\n", top.hid());

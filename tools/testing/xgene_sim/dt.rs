@@ -156,6 +156,24 @@ pub(crate) fn add_pages(pages: &mut KVec<ModelPage>, pa: u64, size: u64, target:
     Ok(())
 }
 
+/// Maps the window of a `kind` child with `enable-bit-index` `index` at
+/// `pa`+`size` and adds it to the model and the address map.
+pub(crate) fn add_child(
+    model: &mut Model<Window>,
+    pages: &mut KVec<ModelPage>,
+    kind: Kind,
+    index: u32,
+    pa: u64,
+    size: u64,
+) -> Result {
+    let ci = model.children.len();
+    model.children.push(
+        Child::new(kind, index, pa, map_window(pa, size)?),
+        GFP_KERNEL,
+    )?;
+    add_pages(pages, pa, size, Target::Child(ci))
+}
+
 /// The discovery registers, in the order the model knows them by
 /// (`Target::Syscon` index): CSW CSWCR, MCB A and MCB B MCBADDRMR.
 pub(crate) const SYSCON_NAMES: [&CStr; 3] = [c"csw_cswcr", c"mcba_mcbaddrmr", c"mcbb_mcbaddrmr"];
@@ -208,12 +226,7 @@ pub(crate) fn discover() -> Result<Discovered> {
             continue;
         };
         check_reserved(&nomap, kind.prefix(), cpa, csize)?;
-        let ci = model.children.len();
-        model.children.push(
-            Child::new(kind, index, cpa, map_window(cpa, csize)?),
-            GFP_KERNEL,
-        )?;
-        add_pages(&mut pages, cpa, csize, Target::Child(ci))?;
+        add_child(&mut model, &mut pages, kind, index, cpa, csize)?;
     }
     if model.children.is_empty() {
         pr_err!("the PMU node has no l3c/iob/mcb/mc children\n");
