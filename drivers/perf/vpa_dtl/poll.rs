@@ -149,9 +149,11 @@ impl VpaDtl {
             off += len * ring::ENTRY_SIZE;
         }
         // Entries the hypervisor reached while we copied are torn. The
-        // oldest slot of a full ring is the next one written: if it changed
-        // after we copied it, count it torn as well (a writer racing the
-        // copy, which PHYP's dispatch-time logging rules out on this CPU).
+        // oldest slot of a full ring is the next one written, and is torn
+        // too if it holds an entry newer than the next slot's (the next
+        // entry, written there but not yet published) or if it changed after
+        // we copied it: a writer racing the copy, which PHYP's dispatch-time
+        // logging rules out on this CPU.
         let head_after = buf.published_index();
         let mut torn = if copied {
             ring::torn(&span, head_after, readable)
@@ -160,31 +162,25 @@ impl VpaDtl {
         };
         if torn < span.count && span.first + torn + ring::RING_ENTRIES == head_after {
             let at = torn as usize * ring::ENTRY_SIZE;
-            let mut again = [0u8; ring::ENTRY_SIZE];
-            let slot = ((span.first + torn) % ring::RING_ENTRIES) as usize;
-            let same = buf.copy_slots(slot, 1, &mut again).is_ok()
-                && r.scratch.get(at..at + ring::ENTRY_SIZE) == Some(&again[..]);
-            if !same || buf.published_index() != head_after {
+            let lapped = r
+                .scratch
+                .get(at..span.count as usize * ring::ENTRY_SIZE)
+                .is_some_and(entries::oldest_lapped);
+            // Copied again only if it was not already found torn.
+            let changed = !lapped && {
+                let mut again = [0u8; ring::ENTRY_SIZE];
+                let slot = ((span.first + torn) % ring::RING_ENTRIES) as usize;
+                !(buf.copy_slots(slot, 1, &mut again).is_ok()
+                    && r.scratch.get(at..at + ring::ENTRY_SIZE) == Some(&again[..]))
+            };
+            if lapped || changed || buf.published_index() != head_after {
                 torn += 1;
             }
         }
-        // A full ring whose oldest slot already holds an entry newer than
-        // the next one: a writer has written the next entry there and not
-        // yet published it. It is not the entry the index says: torn.
-        let mut lapped = false;
-        if torn < span.count && span.first + torn + ring::RING_ENTRIES == head_after {
-            let at = torn as usize * ring::ENTRY_SIZE;
-            let rest = r.scratch.get(at..span.count as usize * ring::ENTRY_SIZE);
-            if rest.is_some_and(entries::oldest_lapped) {
-                torn += 1;
-                lapped = true;
-            }
-        }
-        // A write seen during the poll (the index moved, the oldest slot
-        // changed under us or was found lapped) while this CPU was not
-        // dispatched anew can only come from a writer concurrent with the
-        // reader.
-        let written = head_after != head || torn > 0 || lapped;
+        // A write seen during the poll (the index moved, or the oldest slot
+        // was torn) while this CPU was not dispatched anew can only come
+        // from a writer concurrent with the reader.
+        let written = head_after != head || torn > 0;
         if written && copied && buf.dispatch_count() == dispatches && !r.concurrent {
             pr_notice_once!(
                 "cpu {}: the DTL was written while this CPU read it, unpreempted; taking 84 entries per poll from now on\n",

@@ -160,8 +160,7 @@ pub(crate) unsafe extern "C" fn on_read(
         Some((Target::Child(ci), off)) => {
             // `step continuous`: the read sees the count of this moment.
             if s.continuous.load(Relaxed) && model::advances_on_read(off) {
-                // SAFETY: Plain clock read.
-                let now = unsafe { b::xgsim_now_ns() };
+                let now = s.now_ns();
                 let scale = s.scale.load(Relaxed);
                 if s.with_model(|m| m.advance(ci, scale, now)) {
                     s.raise();
@@ -202,8 +201,7 @@ pub(crate) unsafe extern "C" fn tick(t: *mut b::hrtimer) -> b::hrtimer_restart {
     // SAFETY: Called from the timer's own callback.
     let periods = unsafe { b::rpmu_hrtimer_forward_now(t, s.period_ns) }.max(1);
     let scale = s.scale.load(Relaxed);
-    // SAFETY: Plain clock read.
-    let now = unsafe { b::xgsim_now_ns() };
+    let now = s.now_ns();
     let (edge, line) = s.with_model(|m| (m.tick(periods, scale, now), m.line));
     if edge {
         s.raise();

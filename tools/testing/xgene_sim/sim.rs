@@ -20,6 +20,7 @@ use kernel::{
     prelude::*,
     str::CStr,
     sync::atomic::{Acquire, Atomic, Full, Relaxed},
+    time::{Instant, Monotonic},
     types::Opaque,
 };
 
@@ -98,6 +99,8 @@ pub(crate) struct Sim {
     /// The model's `step` is `Continuous`: reads of counter and status
     /// registers advance the counters.
     pub(crate) continuous: Atomic<bool>,
+    /// What the model's times count from (`Model::last_tick_ns`).
+    epoch: Instant<Monotonic>,
 }
 
 // SAFETY: `model` is only accessed under `lock`; each `held` slot's `data`
@@ -162,6 +165,7 @@ impl Sim {
             odd_writes: Atomic::new(0),
             unused_mcb_reads: Atomic::new(0),
             continuous: Atomic::new(false),
+            epoch: Instant::now(),
         })
     }
 
@@ -176,6 +180,11 @@ impl Sim {
             .map(|(_, w)| w.rd(regs::CSW_CSWCR));
         matches!(self.syscons.get(i), Some((n, _)) if *n == c"mcbb_mcbaddrmr")
             && cswcr.is_some_and(|c| c & CSWCR_DUALMCB == 0)
+    }
+
+    /// Nanoseconds since the simulator was created (monotonic).
+    pub(crate) fn now_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos().max(0) as u64
     }
 
     /// Takes the model lock, interrupts off; returns the saved flags.

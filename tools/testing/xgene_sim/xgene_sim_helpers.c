@@ -335,8 +335,3 @@ void xgsim_tp_sync(void)
 	tracepoint_synchronize_unregister();
 	synchronize_rcu();
 }
-
-u64 xgsim_now_ns(void)
-{
-	return ktime_get_ns();
-}

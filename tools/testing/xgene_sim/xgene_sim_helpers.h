@@ -60,7 +60,6 @@ int xgsim_tp_read_unregister(xgsim_mmio_read_probe fn, void *data);
 int xgsim_tp_vfree_register(void *tp, xgsim_vfree_probe fn, void *data);
 int xgsim_tp_vfree_unregister(void *tp, xgsim_vfree_probe fn, void *data);
 void xgsim_tp_sync(void);
-u64 xgsim_now_ns(void);
 int xgsim_hrtimer_start_on(int cpu, struct hrtimer *timer, u64 ns);
 
 #endif

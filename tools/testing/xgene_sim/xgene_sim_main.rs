@@ -218,8 +218,8 @@ impl kernel::Module for XgeneSim {
         let nchildren = model.children.len();
         let period_ns = u64::from(module_parameters::period_us.value().max(50)) * 1000;
         model.period_ns = period_ns;
-        // SAFETY: Plain clock read.
-        model.last_tick_ns = unsafe { b::xgsim_now_ns() };
+        // Times are nanoseconds since the `Sim`'s epoch, taken just after.
+        model.last_tick_ns = 0;
         let params = SimParams {
             model,
             pages,
