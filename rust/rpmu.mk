@@ -59,6 +59,25 @@ rpmu-bindgen-defs := -DRPMU_TESTING
 rustflags-y += --cfg rpmu_testing
 endif
 
+# The kernel crate has no stable API, and two of its interfaces changed
+# within 7.x. The kernel source is probed for the older form, so the modules
+# build against either (`make compat` builds them against 7.2):
+#   rpmu_named_device_table: of/acpi_device_table! take the module table's
+#                            name (before 7.3);
+#   rpmu_no_eopnotsupp:     kernel::error::code has no EOPNOTSUPP (before
+#                            7.3);
+#   rpmu_devres_irq:         irq::Registration is device-managed, its handler
+#                            'static and given the device (before 7.3).
+ifneq ($(shell grep -s 'module_table_name:ident' $(srctree)/rust/kernel/of.rs),)
+rustflags-y += --cfg rpmu_named_device_table
+endif
+ifeq ($(shell grep -s 'declare_err!.EOPNOTSUPP' $(srctree)/rust/kernel/error.rs),)
+rustflags-y += --cfg rpmu_no_eopnotsupp
+endif
+ifneq ($(shell grep -s 'fn handle.&self. device: &Device<Bound>' $(srctree)/rust/kernel/irq/request.rs),)
+rustflags-y += --cfg rpmu_devres_irq
+endif
+
 # Types the Rust side only points to or embeds: their size and alignment are
 # kept, their fields are not generated.
 rpmu-bindgen-opaque := perf_event_context|perf_buffer|perf_event_pmu_context|\

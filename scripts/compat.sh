@@ -2,8 +2,8 @@
 # `make compat`: another kernel. The modules are built against the newest
 # other Rust-enabled 7.x linux-source in Debian (COMPAT_PKG, default
 # linux-source-7.2=7.2.13-1 from sid), with the project's patches, and the
-# quick guest cases run there: the X-Gene demo (arm64, X-Gene 2 described by
-# a device tree) and, where that source has Rust on 64-bit powerpc (7.3
+# quick guest cases run there: the X-Gene counting cases and demo (arm64,
+# X-Gene 2 described by a device tree) and, where that source has Rust on 64-bit powerpc (7.3
 # on), the vpa_dtl demo capture (ppc64le). Its kernels and
 # perfs are cached next to the main ones, keyed by their source package.
 # Prints "N passed, M failed". Run by make soak, not make check.
@@ -28,7 +28,7 @@ case $(basename "$ksrc") in
 esac
 
 RPMU_DTSI=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi \
-	"$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_demo build/compat/arm64.log
+	"$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_stat,xgene_demo build/compat/arm64.log
 python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/compat/arm64.log build/compat/arm64
 grep -a -h '^xgene demo:' build/compat/arm64.log | tr -d '\r' || true
 
@@ -41,7 +41,7 @@ if grep -q 'select HAVE_RUST.*PPC64' "$ksrc/arch/powerpc/Kconfig"; then
 	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/compat/ppc64le.log build/compat/ppc64le
 	grep -a -h '^vpa_dtl demo:' build/compat/ppc64le.log | tr -d '\r' || true
 else
-	echo "  skip   ppc64le: $(basename "$ksrc") has no Rust on 64-bit powerpc ($(grep -m1 'select HAVE_RUST' "$ksrc/arch/powerpc/Kconfig" | xargs))"
+	echo "  skip   ppc64le: $(basename "$ksrc") has no Rust on 64-bit powerpc (arch/powerpc/Kconfig: $(grep -m1 'select HAVE_RUST' "$ksrc/arch/powerpc/Kconfig" | xargs || echo 'no HAVE_RUST'))"
 fi
 
 sum_counts build/compat

@@ -10,19 +10,30 @@
 //! box leaks the memory together with the registration, so the cookie never
 //! dangles, and creating one is safe.
 
+//!
+//! Before 7.3 the kernel crate's registration was device-managed and its
+//! handler was given the device (`rpmu_devres_irq`, probed by
+//! `rust/rpmu.mk`). There, [`Handler`] is this module's trait of the 7.3
+//! shape, adapted to the kernel's, so a driver is written once.
+
 use crate::rpmu::{bindings, cpu::CpuId};
+#[cfg(not(rpmu_devres_irq))]
+pub use kernel::irq::Handler;
+pub use kernel::irq::IrqReturn;
 use kernel::{
     error::to_result,
-    irq::{Flags, Handler, IrqRequest, Registration},
+    irq::{Flags, IrqRequest, Registration},
     prelude::*,
 };
 
 /// An interrupt handler registered for a bound device's interrupt; freed
 /// (after waiting for a running handler) when dropped.
+#[cfg(not(rpmu_devres_irq))]
 pub type BoxedRegistration<'a, T> = Pin<KBox<Registration<'a, T>>>;
 
 /// Requests the interrupt of `request` for `handler`, named `name` in
 /// `/proc/interrupts`.
+#[cfg(not(rpmu_devres_irq))]
 pub fn register<'a, T: Handler + 'a>(
     request: IrqRequest<'a>,
     flags: Flags,
@@ -34,6 +45,58 @@ pub fn register<'a, T: Handler + 'a>(
     // leaks the memory the cookie points to, which then stays valid.
     let init = unsafe { Registration::new(request, flags, name, handler) };
     KBox::pin_init(init, GFP_KERNEL)
+}
+
+/// An interrupt handler (the kernel crate's trait of 7.3).
+#[cfg(rpmu_devres_irq)]
+pub trait Handler: Sync + 'static {
+    /// Called in hard-IRQ context when the interrupt fires.
+    fn handle(&self) -> IrqReturn;
+}
+
+/// A [`Handler`] as the kernel crate's handler of before 7.3.
+#[cfg(rpmu_devres_irq)]
+#[pin_data]
+pub struct Adapter<T> {
+    #[pin]
+    inner: T,
+}
+
+#[cfg(rpmu_devres_irq)]
+impl<T: Handler> kernel::irq::Handler for Adapter<T> {
+    fn handle(&self, _device: &kernel::device::Device<kernel::device::Bound>) -> IrqReturn {
+        self.inner.handle()
+    }
+}
+
+/// An interrupt handler registered for a bound device's interrupt; freed
+/// (after waiting for a running handler) when dropped, or when the device is
+/// unbound, whichever comes first.
+#[cfg(rpmu_devres_irq)]
+pub struct BoxedRegistration<'a, T: Handler>(
+    #[allow(dead_code)] Pin<KBox<Registration<Adapter<T>>>>,
+    core::marker::PhantomData<IrqRequest<'a>>,
+);
+
+/// Requests the interrupt of `request` for `handler`, named `name` in
+/// `/proc/interrupts`.
+#[cfg(rpmu_devres_irq)]
+pub fn register<'a, T: Handler + Send>(
+    request: IrqRequest<'a>,
+    flags: Flags,
+    name: &'static CStr,
+    handler: impl PinInit<T, Error> + 'a,
+) -> Result<BoxedRegistration<'a, T>> {
+    let init = Registration::new(
+        request,
+        flags,
+        name,
+        try_pin_init!(Adapter { inner <- handler }),
+    );
+    Ok(BoxedRegistration(
+        KBox::pin_init(init, GFP_KERNEL)?,
+        core::marker::PhantomData,
+    ))
 }
 
 /// Routes interrupt `irq` to `cpu` (`irq_set_affinity`); the kernel checks

@@ -8,6 +8,7 @@
 //! - [`perf`]: `struct pmu` registration, events, AUX output, sysfs groups;
 //! - [`cpu`]: CPU numbers as [`kernel::cpu::CpuId`], online masks, hotplug;
 //! - [`io`], [`firmware`], [`irq`]: what an uncore PMU on a SoC needs;
+//! - [`module`]: this module's `struct module`;
 //! - [`sync`]: a raw spinlock for state perf callbacks and hard-IRQ timers
 //!   share;
 //! - `pseries`: the POWER hypervisor's Dispatch Trace Log (PAPR);
@@ -30,6 +31,7 @@ pub mod cpu;
 pub mod firmware;
 pub mod io;
 pub mod irq;
+pub mod module;
 pub mod perf;
 #[cfg(CONFIG_PPC_PSERIES)]
 pub mod pseries;

@@ -8,8 +8,8 @@ use crate::{
     poll::{DtlAux, Reader},
     rpmu::{
         perf::{
-            AuxBuffer, Capabilities, Capability, Event, EventFlag, EventFlags, EventInit, HwState,
-            HwStateBit, PmuDriver, TaskContext, TimerRestart,
+            eopnotsupp, AuxBuffer, Capabilities, Capability, Event, EventFlag, EventFlags,
+            EventInit, HwState, HwStateBit, PmuDriver, TaskContext, TimerRestart,
         },
         pseries::dtl::{DtlBuffer, Mode, RegisterError},
         sync::{new_raw_spinlock_irq, RawSpinLockIrq},
@@ -237,7 +237,7 @@ impl PmuDriver for VpaDtl {
         if buf.is_snapshot() {
             // The header record would be overwritten.
             pr_debug!("snapshot (overwrite) AUX mode is not supported\n");
-            return Err(EOPNOTSUPP);
+            return Err(eopnotsupp());
         }
         Ok(DtlAux)
     }

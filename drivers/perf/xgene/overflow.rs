@@ -7,9 +7,13 @@
 //! high, which would make the kernel disable the interrupt and end overflow
 //! handling for every PMU of the device without a word.
 
-use crate::{block::Child, logic::hw::regs, probe::Shared};
+use crate::{
+    block::Child,
+    logic::hw::regs,
+    probe::Shared,
+    rpmu::irq::{Handler, IrqReturn},
+};
 use kernel::{
-    irq::{Handler, IrqReturn},
     pr_warn_once,
     sync::{atomic::Relaxed, Arc},
 };

@@ -11,8 +11,8 @@ use crate::{
         hw::{regs, MAX_COUNTERS},
     },
     rpmu::perf::{
-        Capabilities, Capability, Event, EventFlag, EventFlags, EventInit, HwState, HwStateBit,
-        PmuDriver, TaskContext, Txn,
+        eopnotsupp, Capabilities, Capability, Event, EventFlag, EventFlags, EventInit, HwState,
+        HwStateBit, PmuDriver, TaskContext, Txn,
     },
 };
 use kernel::prelude::*;
@@ -46,7 +46,7 @@ impl PmuDriver for Child {
     fn event_init(&self, ev: &mut EventInit<'_>) -> Result<impl PinInit<EventState, Error>> {
         if ev.is_sampling() {
             pr_debug!("sampling is not supported: these are counting PMUs\n");
-            return Err(EOPNOTSUPP);
+            return Err(eopnotsupp());
         }
         if ev.is_per_task() || ev.cpu().is_none() {
             pr_debug!("per-task events are not supported: open the event on a CPU\n");

@@ -17,10 +17,10 @@ use crate::{
         firmware::{ChildNode, Syscon},
         io::Mmio,
         irq::{self, BoxedRegistration},
+        module::this_module,
         perf::Registration,
     },
     sysfs::attr_groups,
-    this_module,
 };
 use kernel::{
     device::{self, property::FwNode, Bound},

@@ -40,16 +40,12 @@ kernel::module_platform_driver! {
     license: "GPL v2",
 }
 
-/// This module (perf holds a reference on it while an event exists).
-pub(crate) fn this_module() -> &'static kernel::ThisModule {
-    &<LocalModule as kernel::ModuleMetadata>::THIS_MODULE
-}
-
 /// The platform driver; its id tables give the PMU version.
 struct XgenePmuDriver;
 
-kernel::of_device_table!(
+rpmu::firmware::of_device_table!(
     OF_TABLE,
+    MODULE_OF_TABLE,
     <XgenePmuDriver as platform::Driver>::IdInfo,
     [
         (of::DeviceId::new(c"apm,xgene-pmu"), Version::V1),
@@ -57,8 +53,9 @@ kernel::of_device_table!(
     ]
 );
 
-kernel::acpi_device_table!(
+rpmu::firmware::acpi_device_table!(
     ACPI_TABLE,
+    MODULE_ACPI_TABLE,
     <XgenePmuDriver as platform::Driver>::IdInfo,
     [
         (acpi::DeviceId::new(c"APMC0D5B"), Version::V1),

@@ -45,6 +45,7 @@ pub enum Txn {
 ///
 /// ```ignore
 /// use crate::rpmu::perf::{
+///     eopnotsupp,
 ///     AttrGroup, AttrValue, Capabilities, Capability, Event, EventFlag, EventFlags,
 ///     EventInit, HwState, HwStateBit, PmuDriver, Registration, TaskContext,
 /// };
@@ -65,7 +66,7 @@ pub enum Txn {
 ///
 ///     fn event_init(&self, e: &mut EventInit<'_>) -> Result<impl PinInit<ReadsEvent, Error>> {
 ///         if e.is_sampling() {
-///             return Err(EOPNOTSUPP);
+///             return Err(eopnotsupp());
 ///         }
 ///         Ok(try_pin_init!(ReadsEvent { step: e.config().max(1) }? Error))
 ///     }

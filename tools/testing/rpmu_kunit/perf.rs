@@ -8,6 +8,7 @@
 use crate::{
     rpmu::{
         cpu::CpuId,
+        module::this_module,
         perf::{
             AttrGroup, AttrValue, Capabilities, Capability, Event, EventFlag, EventFlags,
             EventInit, HwState, HwStateBit, PmuDriver, Registration, TaskContext,
@@ -15,7 +16,6 @@ use crate::{
         sync::{new_raw_spinlock_irq, RawSpinLockIrq},
     },
     rpmu_testing::kernel_counter::KernelCounter,
-    this_module,
 };
 use kernel::{
     prelude::*,

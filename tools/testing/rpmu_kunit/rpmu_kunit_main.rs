@@ -32,8 +32,3 @@ impl kernel::Module for RpmuKunit {
         Ok(Self)
     }
 }
-
-/// This module, for registrations made by the suites.
-fn this_module() -> &'static ThisModule {
-    kernel::module::this_module::<RpmuKunit>()
-}

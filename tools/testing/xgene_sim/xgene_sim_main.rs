@@ -95,9 +95,10 @@ module! {
             default: 1000,
             description: "Tick period in microseconds",
         },
-        log_sessions: bool {
-            default: true,
-            description: "Log each counter session with pr_info",
+        // u32, not bool: 7.2's module! has no bool parameters.
+        log_sessions: u32 {
+            default: 1,
+            description: "Log each counter session with pr_info (0: do not)",
         },
         acpi_ram_start: u64 {
             default: 0,
@@ -112,6 +113,12 @@ module! {
             description: "CPU the counting tick runs on (-1: the loading CPU)",
         },
     },
+}
+
+/// A module parameter's value: `value()` returns it from 7.3 on, and a
+/// reference to it before.
+fn param<T: Copy>(v: impl core::borrow::Borrow<T>) -> T {
+    *v.borrow()
 }
 
 /// The `free_vmap_area_noflush` tracepoint, found by name.
@@ -207,8 +214,8 @@ impl kernel::Module for XgeneSim {
             virq,
         } = if acpi::present() {
             acpi::discover(acpi::SetAside {
-                start: module_parameters::acpi_ram_start.value(),
-                size: module_parameters::acpi_ram_size.value(),
+                start: param(module_parameters::acpi_ram_start.value()),
+                size: param(module_parameters::acpi_ram_size.value()),
             })?
         } else {
             dt::discover()?
@@ -216,7 +223,8 @@ impl kernel::Module for XgeneSim {
         let mut model = model;
         let version = model.version;
         let nchildren = model.children.len();
-        let period_ns = u64::from(module_parameters::period_us.value().max(50)) * 1000;
+        let period_ns =
+            u64::from(param::<u32>(module_parameters::period_us.value()).max(50)) * 1000;
         model.period_ns = period_ns;
         // Times are nanoseconds since the `Sim`'s epoch, taken just after.
         model.last_tick_ns = 0;
@@ -226,8 +234,8 @@ impl kernel::Module for XgeneSim {
             syscons,
             virq,
             period_ns,
-            scale: module_parameters::scale.value().max(1),
-            log_sessions: module_parameters::log_sessions.value(),
+            scale: param::<u64>(module_parameters::scale.value()).max(1),
+            log_sessions: param::<u32>(module_parameters::log_sessions.value()) != 0,
         };
         let sim = Arc::pin_init(Sim::new(params, tick), GFP_KERNEL)?;
         // From here on, dropping `this` undoes whatever was set up.
@@ -254,7 +262,7 @@ impl kernel::Module for XgeneSim {
         // The silicon counts whatever the CPUs do: a tick on another CPU
         // than the PMU's owner can land in the middle of a driver's register
         // sequence (which runs with interrupts off on the owner).
-        let cpu = module_parameters::tick_cpu.value();
+        let cpu: i32 = param(module_parameters::tick_cpu.value());
         if cpu >= 0 {
             if !kernel::cpu::CpuId::from_i32(cpu).is_some_and(rpmu::cpu::is_online) {
                 pr_err!("tick_cpu {} is not an online CPU\n", cpu);
