@@ -73,10 +73,10 @@ impl<T: Handler> kernel::irq::Handler for Adapter<T> {
 /// (after waiting for a running handler) when dropped, or when the device is
 /// unbound, whichever comes first.
 #[cfg(rpmu_devres_irq)]
-pub struct BoxedRegistration<'a, T: Handler>(
-    #[allow(dead_code)] Pin<KBox<Registration<Adapter<T>>>>,
-    core::marker::PhantomData<IrqRequest<'a>>,
-);
+pub struct BoxedRegistration<'a, T: Handler> {
+    _registration: Pin<KBox<Registration<Adapter<T>>>>,
+    _request: core::marker::PhantomData<IrqRequest<'a>>,
+}
 
 /// Requests the interrupt of `request` for `handler`, named `name` in
 /// `/proc/interrupts`.
@@ -93,10 +93,10 @@ pub fn register<'a, T: Handler + Send>(
         name,
         try_pin_init!(Adapter { inner <- handler }),
     );
-    Ok(BoxedRegistration(
-        KBox::pin_init(init, GFP_KERNEL)?,
-        core::marker::PhantomData,
-    ))
+    Ok(BoxedRegistration {
+        _registration: KBox::pin_init(init, GFP_KERNEL)?,
+        _request: core::marker::PhantomData,
+    })
 }
 
 /// Routes interrupt `irq` to `cpu` (`irq_set_affinity`); the kernel checks
