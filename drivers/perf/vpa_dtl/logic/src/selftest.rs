@@ -4,7 +4,7 @@
 //! guest, so that the arithmetic the module runs is checked where it runs.
 //! Each function returns the first failing case.
 
-use super::{aux_plan, entries, record, ring, validate};
+use super::{aux_plan, entries, pacer, record, ring, validate};
 
 /// A failed case: what was checked.
 pub type Failure = &'static str;
@@ -339,7 +339,8 @@ pub fn all() -> Result<(), Failure> {
     ring_runs()?;
     aux()?;
     records()?;
-    validation()
+    validation()?;
+    pacing()
 }
 
 /// Event validation table: each refusal, its errno, and the order.
@@ -416,5 +417,48 @@ pub fn validation() -> Result<(), Failure> {
     check(period_ns(10, false) == 1_000_000, "clamped to 1 ms")?;
     check(period_ns(100, true) == 10_000_000, "100 Hz")?;
     check(period_ns(1_000_000, true) == 1_000_000, "1 MHz clamped")?;
+    Ok(())
+}
+
+/// The adaptive period: first period, back-off when idle, half a ring at a
+/// steady rate, a burst, gradual lengthening, bounds.
+pub fn pacing() -> Result<(), Failure> {
+    use pacer::{Pacer, MIN_NS};
+    const MS: u64 = 1_000_000;
+    // Polls `n` times with entries arriving evenly at `per_ms` a ms.
+    fn steady(p: &mut Pacer, per_ms: u64, n: usize) -> u64 {
+        for _ in 0..n {
+            let cur = p.current_ns();
+            p.next(per_ms * cur / MS, cur);
+        }
+        p.current_ns()
+    }
+    check(Pacer::new(MS).current_ns() == MIN_NS, "starts at 250 us")?;
+    check(
+        Pacer::new(10 * MS).current_ns() == 10 * MS / 16,
+        "starts at a sixteenth",
+    )?;
+    let mut p = Pacer::new(MS);
+    check(steady(&mut p, 0, 3) == 16 * MS, "idle: 16 periods")?;
+    // 85 entries in 16 ms: 42 take 8 ms.
+    check(p.next(85, 16 * MS) <= 8 * MS, "a burst shortens at once")?;
+    let mut p = Pacer::new(MS);
+    let cur = steady(&mut p, 10, 20);
+    check((4 * MS..=5 * MS).contains(&cur), "10/ms: 42 entries a poll")?;
+    let mut p = Pacer::new(MS);
+    check(steady(&mut p, 1000, 5) == MIN_NS, "1000/ms: the floor")?;
+    let mut p = Pacer::new(MS);
+    let busy = steady(&mut p, 40, 10);
+    check(
+        p.next(0, busy).abs_diff(2 * busy) < 1000,
+        "a quiet poll doubles",
+    )?;
+    let mut p = Pacer::new(3 * MS);
+    for found in [0, 1, 5, 85, 10_000, u64::MAX] {
+        for elapsed in [0, 1, MS, u64::MAX] {
+            let n = p.next(found, elapsed);
+            check((p.min_ns()..=p.max_ns()).contains(&n), "bounds")?;
+        }
+    }
     Ok(())
 }
