@@ -331,7 +331,6 @@ impl VpaDtl {
         if self.mode == TimerMode::Fixed {
             return r.base;
         }
-        let elapsed = r.pacer.current_ns();
-        Delta::from_nanos(r.pacer.next(found, elapsed) as i64)
+        Delta::from_nanos(r.pacer.next(found) as i64)
     }
 }

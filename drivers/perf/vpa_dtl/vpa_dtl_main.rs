@@ -40,7 +40,7 @@ module! {
     params: {
         adaptive: bool {
             default: true,
-            description: "Adapt the polling period to the DTL arrival rate (default; 0: poll at the sample period)",
+            description: "Adapt the polling period to the DTL fill level (default; 0: poll at the sample period)",
         },
     },
 }
@@ -50,9 +50,9 @@ module! {
 pub enum TimerMode {
     /// Poll at the event's sample period.
     Fixed,
-    /// Poll when about half a ring has arrived, at the rate estimated from
-    /// the last polls, within [period / 16, period * 16] and never below
-    /// 250 us (`logic::pacer`). The default.
+    /// Poll less often while polls find the ring nearly empty, more often
+    /// while they find it half full, within [period / 16, period * 16] and
+    /// never below 1 ms (`logic::pacer`). The default.
     Adaptive,
 }
 

@@ -38,8 +38,11 @@ probe_off() {
 			if ($i ~ /^\[[0-9]+\]$/) cpu = $i
 			else if (cpu != "" && $i ~ /^[0-9]+(\.[0-9]+)?:$/) { ts = substr($i, 1, length($i) - 1); ev = $(i + 1); break }
 		}
-		# Timebase ticks, or seconds with a decimal point.
-		t = (ts ~ /\./) ? ts * 1e9 : ts * 1e9 / hz
+		if (ev == "") next
+		# Seconds with a decimal point, or timebase ticks.
+		if (ts ~ /\./) t = ts * 1e9
+		else if (hz > 0) t = ts * 1e9 / hz
+		else next
 		if (ev == "enter:") start[cpu] = t
 		else if (ev == "leave:" && (cpu in start)) { sum += t - start[cpu]; n++; delete start[cpu] }
 	}
