@@ -57,15 +57,19 @@ def vpa_dtl_figures(runs):
     fig["wakeups_idle"] = med([num(f, "calls") / num(f, "secs") / num(f, "cpus") for f in runs.get("idle", [])])
     fig["ns_per_idle_poll"] = med([num(f, "ns") / num(f, "calls") for f in runs.get("idle", []) if num(f, "calls") > 0])
     # Highest rate at which every run of it, and of every lower rate, lost
-    # nothing.
-    best = 0
-    for rate in sorted(int(k[len("sweep_r"):]) for k in runs if k.startswith("sweep_r")):
-        rs = runs[f"sweep_r{rate}"]
-        if all(num(f, "injected") > 0 and num(f, "injected") == num(f, "captured") for f in rs):
-            best = rate
-        else:
-            break
-    fig["max_lossless_rate_10ms"] = (best, best, best)
+    # nothing (the goal's figure), or at most 1% (for context: the C driver
+    # drops the entries of each session's last period at any rate).
+    for key, tolerance in (("max_lossless_rate_10ms", 0.0), ("max_rate_loss_le_1pct_10ms", 0.01)):
+        best = 0
+        for rate in sorted(int(k[len("sweep_r"):]) for k in runs if k.startswith("sweep_r")):
+            rs = runs[f"sweep_r{rate}"]
+            if all(
+                num(f, "injected") > 0 and num(f, "captured") >= num(f, "injected") * (1 - tolerance) for f in rs
+            ):
+                best = rate
+            else:
+                break
+        fig[key] = (best, best, best)
     fig["kept_per_burst"] = med(
         [num(f, "captured") * 120 / num(f, "injected") for f in runs.get("burst", []) if num(f, "injected") > 0]
     )
@@ -143,7 +147,11 @@ def main():
     for key, label, op, goal in GOALS:
         o, cv = ours.get(key), c.get(key)
         ov, cvv = (o[0] if o else None), (cv[0] if cv else None)
-        ratio = ov / cvv if ov is not None and cvv else None
+        ratio = None
+        if ov is not None and cvv:
+            ratio = ov / cvv
+        elif ov and cvv == 0:
+            ratio = float("inf")
         if op == "=":
             met = ov is not None and round(ov) == goal
         elif ratio is None:
@@ -151,7 +159,7 @@ def main():
         else:
             met = ratio <= goal if op == "<=" else ratio >= goal
         missed += not met
-        r = "n/a" if ratio is None else f"{ratio:.2f}"
+        r = "n/a" if ratio is None else "inf" if ratio == float("inf") else f"{ratio:.2f}"
         g = f"={goal}" if op == "=" else f"{op}{goal}"
         print(f"bench: {label} ours={fmt(ov)} c={fmt(cvv)} ratio={r} goal={g} {'met' if met else 'missed'}")
     return 0
