@@ -23,7 +23,7 @@ ARCH ?= powerpc
 LLVM ?= -19
 TESTS ?= y
 
-.PHONY: demo demo-xgene check soak compat mutants modules dkms modules_clean host-test lint dkms-check clean
+.PHONY: demo demo-xgene check soak compat bench mutants modules dkms modules_clean host-test lint dkms-check clean
 
 demo:
 	scripts/demo.sh
@@ -39,6 +39,9 @@ soak:
 
 compat:
 	scripts/compat.sh
+
+bench:
+	scripts/bench.sh
 
 mutants:
 	scripts/mutants.sh

@@ -8,7 +8,10 @@ source "$(dirname "$0")/lib.sh"
 
 #   scripts/kernel.sh ppc64le-acct    -> the pseries kernel with native cputime
 #                                        accounting (the kernel's own DTL users)
-guest=${1:?usage: kernel.sh ppc64le|ppc64le-acct|arm64}
+#   scripts/kernel.sh ppc64le-bench|arm64-bench
+#                                     -> the test kernel without its detectors,
+#                                        for make bench
+guest=${1:?usage: kernel.sh ppc64le|ppc64le-acct|ppc64le-bench|arm64|arm64-bench}
 cfg=$RPMU_TOP/tools/testing/configs
 case $guest in
 ppc64le) karch=powerpc image=vmlinux targets="vmlinux modules" frags=("$cfg/ppc64le-pseries.config") ;;
@@ -16,7 +19,15 @@ ppc64le-acct)
 	karch=powerpc image=vmlinux targets="vmlinux modules"
 	frags=("$cfg/ppc64le-pseries.config" "$cfg/ppc64le-acct.config")
 	;;
+ppc64le-bench)
+	karch=powerpc image=vmlinux targets="vmlinux modules"
+	frags=("$cfg/ppc64le-pseries.config" "$cfg/bench.config")
+	;;
 arm64) karch=arm64 image=arch/arm64/boot/Image targets="Image modules" frags=("$cfg/arm64-virt.config") ;;
+arm64-bench)
+	karch=arm64 image=arch/arm64/boot/Image targets="Image modules"
+	frags=("$cfg/arm64-virt.config" "$cfg/bench.config" "$cfg/arm64-bench.config")
+	;;
 *) die "unknown guest kernel $guest" ;;
 esac
 
@@ -73,9 +84,16 @@ if [ ! -f "$out/.rpmu-built" ]; then
 	kmake -s allnoconfig >&2
 	"$src"/scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
 	kmake -s olddefconfig >&2
-	# Every line of the fragment must have survived Kconfig's dependencies.
-	missing=$(cat "${frags[@]}" | grep -E '^CONFIG_' | while read -r line; do
-		grep -qxF "$line" "$out/.config" || echo "$line"
+	# Every line of the fragments (a later one overriding an earlier one)
+	# must have survived Kconfig's dependencies, "is not set" ones included.
+	missing=$(cat "${frags[@]}" | awk '
+		/^CONFIG_/ { split($0, kv, "="); want[kv[1]] = $0 }
+		/^# CONFIG_[A-Z0-9_]* is not set$/ { want[$2] = $2 }
+		END { for (k in want) print want[k] }' | while read -r line; do
+		case $line in
+		*=*) grep -qxF "$line" "$out/.config" || echo "$line" ;;
+		*) ! grep -q "^$line=" "$out/.config" || echo "$line (is set)" ;;
+		esac
 	done)
 	[ -z "$missing" ] || die "config fragment lines lost in $out/.config: $missing"
 	# shellcheck disable=SC2086 # two make targets

@@ -177,10 +177,13 @@ impl PmuDriver for VpaDtl {
         let d = ev.data();
         d.buf.enable(d.mask);
         // With RELOAD the period may have changed (PERF_EVENT_IOC_PERIOD).
-        let p = period(ev);
-        d.reader.lock().set_base_period(p);
+        let first = {
+            let mut r = d.reader.lock();
+            r.set_base_period(period(ev));
+            r.first_period(self.mode)
+        };
         ev.set_hw_state(HwState::RUNNING);
-        ev.timer_start(p, true);
+        ev.timer_start(first, true);
     }
 
     fn stop(&self, ev: &Event<Self>, _flags: EventFlags) {

@@ -4,7 +4,7 @@
 //! writing it to the AUX area, with every loss counted and flagged.
 
 use crate::{
-    logic::{aux_plan, entries, record, ring, validate},
+    logic::{aux_plan, entries, pacer::Pacer, record, ring},
     pmu::VpaDtl,
     rpmu::{
         perf::{AuxFlags, Event},
@@ -33,10 +33,10 @@ pub(crate) struct Reader {
     /// dispatch-time logging rules out. From then on the oldest slot, which
     /// the next write may be half way through, is not taken.
     concurrent: bool,
-    /// The event's sample period.
+    /// The event's sample period: the polling period in fixed mode.
     base: Delta,
-    /// The current polling period (equal to `base` in fixed mode).
-    current: Delta,
+    /// The polling period in adaptive mode.
+    pacer: Pacer,
     /// Entries copied out of the ring before they are checked and written.
     scratch: KBox<[u8; ring::BUFFER_BYTES]>,
 }
@@ -55,7 +55,7 @@ impl Reader {
             last_entry: [0; ring::ENTRY_SIZE],
             concurrent: false,
             base: Delta::from_millis(1),
-            current: Delta::from_millis(1),
+            pacer: Pacer::new(1_000_000),
             scratch,
         })
     }
@@ -69,10 +69,19 @@ impl Reader {
         self.set_base_period(period);
     }
 
-    /// The event's period, set at `start`.
+    /// The event's period, set at `start`; an adaptive session starts
+    /// again from the shortest period.
     pub(crate) fn set_base_period(&mut self, period: Delta) {
         self.base = period;
-        self.current = period;
+        self.pacer = Pacer::new(period.as_nanos().max(1) as u64);
+    }
+
+    /// The first polling period after `start`.
+    pub(crate) fn first_period(&self, mode: TimerMode) -> Delta {
+        match mode {
+            TimerMode::Fixed => self.base,
+            TimerMode::Adaptive => Delta::from_nanos(self.pacer.current_ns() as i64),
+        }
     }
 }
 
@@ -81,7 +90,8 @@ pub(crate) struct DtlAux;
 
 impl VpaDtl {
     /// Reads what the hypervisor published since the last poll and writes it
-    /// to the AUX area; returns the entries found. Runs on the event's CPU
+    /// to the AUX area; returns the entries logged since the last poll
+    /// (found, and overrun). Runs on the event's CPU
     /// with interrupts disabled. `live` is false for the last poll at `stop`,
     /// after logging was turned off (the enable mask is not checked then).
     pub(crate) fn poll(&self, ev: &Event<Self>, live: bool) -> u64 {
@@ -265,7 +275,7 @@ impl VpaDtl {
         self.totals.add(written, lost_overrun, lost_aux);
         self.totals.add_filtered(filtered);
         self.totals.add_torn(torn);
-        span.count
+        span.count + span.lost
     }
 
     /// Another DTL user registered its buffer in place of ours (`Own`): its
@@ -321,18 +331,6 @@ impl VpaDtl {
         if self.mode == TimerMode::Fixed {
             return r.base;
         }
-        let base = r.base.as_nanos();
-        let min = (base / 8).max(validate::MIN_PERIOD_NS as i64);
-        let max = base.saturating_mul(4);
-        let cur = r.current.as_nanos();
-        let next = if found >= ring::READABLE / 2 {
-            (cur / 2).max(min)
-        } else if found == 0 {
-            cur.saturating_mul(2).min(max)
-        } else {
-            cur
-        };
-        r.current = Delta::from_nanos(next);
-        r.current
+        Delta::from_nanos(r.pacer.next(found) as i64)
     }
 }

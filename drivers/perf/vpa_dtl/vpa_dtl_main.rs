@@ -39,8 +39,8 @@ module! {
     license: "GPL",
     params: {
         adaptive: bool {
-            default: false,
-            description: "Adapt the polling period to the DTL fill level (default: fixed period)",
+            default: true,
+            description: "Adapt the polling period to the DTL fill level (default; 0: poll at the sample period)",
         },
     },
 }
@@ -50,8 +50,9 @@ module! {
 pub enum TimerMode {
     /// Poll at the event's sample period.
     Fixed,
-    /// Poll faster while entries arrive quickly, slower while none do,
-    /// within [period / 8, period * 4] and never below 1 ms.
+    /// Poll less often while polls find the ring nearly empty, more often
+    /// while they find it half full, within [period / 16, period * 16] and
+    /// never below 1 ms (`logic::pacer`). The default.
     Adaptive,
 }
 

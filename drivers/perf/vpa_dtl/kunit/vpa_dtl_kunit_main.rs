@@ -89,6 +89,11 @@ mod cases {
     }
 
     #[test]
+    fn adaptive_pacing() {
+        assert!(report(selftest::pacing()));
+    }
+
+    #[test]
     fn boot_tb_matches_sched_clock() {
         // The estimate the driver makes converts back to the scheduler
         // clock within its bound.

@@ -16,6 +16,7 @@
 
 pub mod aux_plan;
 pub mod entries;
+pub mod pacer;
 pub mod record;
 pub mod ring;
 #[cfg(any(not(MODULE), rpmu_testing))]

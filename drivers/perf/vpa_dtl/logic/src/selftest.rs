@@ -4,7 +4,7 @@
 //! guest, so that the arithmetic the module runs is checked where it runs.
 //! Each function returns the first failing case.
 
-use super::{aux_plan, entries, record, ring, validate};
+use super::{aux_plan, entries, pacer, record, ring, validate};
 
 /// A failed case: what was checked.
 pub type Failure = &'static str;
@@ -339,7 +339,8 @@ pub fn all() -> Result<(), Failure> {
     ring_runs()?;
     aux()?;
     records()?;
-    validation()
+    validation()?;
+    pacing()
 }
 
 /// Event validation table: each refusal, its errno, and the order.
@@ -416,5 +417,42 @@ pub fn validation() -> Result<(), Failure> {
     check(period_ns(10, false) == 1_000_000, "clamped to 1 ms")?;
     check(period_ns(100, true) == 10_000_000, "100 Hz")?;
     check(period_ns(1_000_000, true) == 1_000_000, "1 MHz clamped")?;
+    Ok(())
+}
+
+/// The adaptive period: first period, back-off when quiet, steady rates,
+/// a burst, bounds.
+pub fn pacing() -> Result<(), Failure> {
+    use pacer::Pacer;
+    const MS: u64 = 1_000_000;
+    // Polls `n` times with entries arriving evenly at `per_ms` a ms.
+    fn steady(p: &mut Pacer, per_ms: u64, n: usize) -> u64 {
+        for _ in 0..n {
+            p.next(per_ms * p.current_ns() / MS);
+        }
+        p.current_ns()
+    }
+    check(Pacer::new(MS).current_ns() == MS, "starts at 1 ms")?;
+    check(
+        Pacer::new(32 * MS).current_ns() == 2 * MS,
+        "starts at a sixteenth",
+    )?;
+    let mut p = Pacer::new(MS);
+    check(steady(&mut p, 0, 10) == 16 * MS, "idle: 16 periods")?;
+    check(p.next(85) == 8 * MS, "a full ring halves it")?;
+    check(steady(&mut Pacer::new(MS), 1, 10) == 16 * MS, "1/ms: 16 ms")?;
+    check(steady(&mut Pacer::new(MS), 3, 10) == 4 * MS, "3/ms: 4 ms")?;
+    check(steady(&mut Pacer::new(MS), 10, 10) == 2 * MS, "10/ms: 2 ms")?;
+    check(steady(&mut Pacer::new(MS), 30, 10) == MS, "30/ms: 1 ms")?;
+    check(steady(&mut Pacer::new(MS), 500, 10) == MS, "500/ms: 1 ms")?;
+    check(
+        steady(&mut Pacer::new(10 * MS), 60, 10) == MS,
+        "60/ms at 10 ms: 1 ms",
+    )?;
+    let mut p = Pacer::new(3 * MS);
+    for found in [0, 1, 10, 11, 41, 42, 85, u64::MAX] {
+        let n = p.next(found);
+        check((p.min_ns()..=p.max_ns()).contains(&n), "bounds")?;
+    }
     Ok(())
 }

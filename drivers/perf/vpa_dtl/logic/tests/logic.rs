@@ -2,7 +2,7 @@
 //! Host tests: the shared table, then properties over random inputs.
 
 use proptest::prelude::*;
-use vpa_dtl_logic::{aux_plan, record, ring, selftest};
+use vpa_dtl_logic::{aux_plan, pacer, record, ring, selftest};
 
 #[test]
 fn shared_table() {
@@ -13,6 +13,7 @@ fn shared_table() {
     assert_eq!(selftest::aux(), Ok(()));
     assert_eq!(selftest::records(), Ok(()));
     assert_eq!(selftest::validation(), Ok(()));
+    assert_eq!(selftest::pacing(), Ok(()));
 }
 
 /// A model of the hypervisor and the reader: the reader never reports an
@@ -118,5 +119,27 @@ proptest! {
         prop_assert!(est.abs_diff(boot) <= err, "est {} err {} boot {}", est, err, boot);
         let best = reads.iter().map(|&(_, _, w)| w / 2 + 1).min().unwrap();
         prop_assert!(err <= best + 2);
+    }
+}
+
+proptest! {
+    /// Whatever the polls find, the period stays within its bounds; a poll
+    /// that found half a ring never lengthens it, and one that lengthens it
+    /// found at most an eighth, so the next finds at most a quarter at the
+    /// same rate.
+    #[test]
+    fn pacer_bounded(base in 1u64..100_000_000, polls in prop::collection::vec(0u64..10_000, 1..50)) {
+        let mut p = pacer::Pacer::new(base);
+        for found in polls {
+            let before = p.current_ns();
+            let next = p.next(found);
+            prop_assert!(next >= p.min_ns() && next <= p.max_ns());
+            if found >= pacer::BUSY {
+                prop_assert!(next <= before);
+            }
+            if next > before {
+                prop_assert!(found * next / before <= 85 / 4);
+            }
+        }
     }
 }

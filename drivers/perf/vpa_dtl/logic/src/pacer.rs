@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The adaptive polling period: longer while polls find the ring nearly
+//! empty, shorter while they find it half full.
+//!
+//! A poll of an idle vCPU is a dispatch, and a wakeup the C driver pays a
+//! thousand times a second; a poll that comes after the ring has wrapped
+//! loses entries. After each poll the period:
+//!
+//! - doubles, up to [`MAX_FACTOR`] event periods, if the poll found at most
+//!   [`QUIET`] entries (an eighth of the ring): at the same rate the next
+//!   poll finds at most a quarter, so the rate can quadruple, or the timer
+//!   run late by three periods, before an entry is lost;
+//! - halves, down to [`Pacer::min_ns`], if it found at least [`BUSY`]
+//!   (half the ring);
+//! - stays as it is otherwise.
+//!
+//! It never goes below 1 ms ([`MIN_NS`], as the event period itself), so a
+//! busy vCPU costs no more polls than at its period. A session starts at the
+//! shortest period, as nothing is known of the rate yet, and lengthens from
+//! there: traffic already flowing when the event starts is not overrun by a
+//! first long period.
+//!
+//! Its limit: after a quiet stretch the period is up to [`MAX_FACTOR`]
+//! event periods, and a vCPU that turns busy at once can write more than a
+//! ring in that time. Under PAPR the hypervisor writes a vCPU's log when it
+//! dispatches that vCPU, and an idle vCPU is dispatched only to run
+//! something, so the rate rises with the vCPU's activity.
+
+/// A poll that found at most this many entries (an eighth of the ring)
+/// doubles the period.
+pub const QUIET: u64 = super::ring::READABLE / 8;
+/// A poll that found at least this many (half the ring) halves it.
+pub const BUSY: u64 = super::ring::READABLE / 2;
+/// The longest period, in event periods: a vCPU without DTL traffic is woken
+/// this many times less often.
+pub const MAX_FACTOR: u64 = 16;
+/// The shortest period, as a fraction of the event's.
+pub const MIN_DIVISOR: u64 = 16;
+/// The shortest period at all, in ns: the event period's own floor.
+pub const MIN_NS: u64 = 1_000_000;
+
+/// The adaptive period of one event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pacer {
+    base_ns: u64,
+    cur_ns: u64,
+}
+
+impl Pacer {
+    /// A pacer for an event polling every `base_ns`; its first period is the
+    /// shortest.
+    pub fn new(base_ns: u64) -> Self {
+        let mut p = Self {
+            base_ns: base_ns.max(1),
+            cur_ns: 0,
+        };
+        p.cur_ns = p.min_ns();
+        p
+    }
+
+    /// The shortest period: a sixteenth of the event's, not below [`MIN_NS`].
+    pub fn min_ns(&self) -> u64 {
+        (self.base_ns / MIN_DIVISOR).max(MIN_NS)
+    }
+
+    /// The longest period: [`MAX_FACTOR`] times the event's.
+    pub fn max_ns(&self) -> u64 {
+        self.base_ns.saturating_mul(MAX_FACTOR).max(self.min_ns())
+    }
+
+    /// The period now.
+    pub fn current_ns(&self) -> u64 {
+        self.cur_ns
+    }
+
+    /// After a poll that found `found` entries (taken or overrun): the next
+    /// period.
+    pub fn next(&mut self, found: u64) -> u64 {
+        self.cur_ns = if found <= QUIET {
+            self.cur_ns.saturating_mul(2).min(self.max_ns())
+        } else if found >= BUSY {
+            (self.cur_ns / 2).max(self.min_ns())
+        } else {
+            self.cur_ns
+        };
+        self.cur_ns
+    }
+}

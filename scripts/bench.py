@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""make bench: figures from the guests' BENCH lines.
+
+Each BENCH line is one run of one driver (drv=ours|c) under one simulated
+load (run=NAME_REP). Every figure is the median over the runs of a load,
+shown with its spread (min-max); the closing lines compare the drivers:
+
+    bench: <metric> ours=<v> c=<v> ratio=<ours/c> goal=<op><g> met|missed
+
+It also writes OUT/bench.dat and, with gnuplot, OUT/bench.svg: vpa_dtl cost
+per entry (1 ms period) and loss (10 ms period) against the injected rate.
+"""
+import argparse
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+
+def parse(paths):
+    """{(pmu, drv): {run: [fields...]}} from the BENCH lines of the logs."""
+    runs = defaultdict(lambda: defaultdict(list))
+    for p in paths:
+        for line in Path(p).read_text(errors="replace").splitlines():
+            line = line.strip().replace("\r", "")
+            if not line.startswith("BENCH "):
+                continue
+            words = shlex.split(line)
+            f = dict(w.split("=", 1) for w in words[2:] if "=" in w)
+            if int(f.get("overrun", 0)):
+                print(f"(not counted, trace events lost: {line})", file=sys.stderr)
+                continue
+            name, _, _rep = f["run"].rpartition("_")
+            runs[(words[1], f["drv"])][name].append(f)
+    return runs
+
+
+def num(f, k):
+    return float(f.get(k, 0) or 0)
+
+
+def med(values):
+    """(median, min, max) of a non-empty list, or None."""
+    return (statistics.median(values), min(values), max(values)) if values else None
+
+
+def vpa_dtl_figures(runs):
+    """{metric: (median, min, max)} for one driver's vpa_dtl runs."""
+    fig = {}
+    for rate in (1, 10, 50):
+        fig[f"ns_per_entry_r{rate}"] = med(
+            [num(f, "ns") / num(f, "captured") for f in runs.get(f"cost_r{rate}", []) if num(f, "captured") > 0]
+        )
+    fig["wakeups_idle"] = med([num(f, "calls") / num(f, "secs") / num(f, "cpus") for f in runs.get("idle", [])])
+    fig["ns_per_idle_poll"] = med([num(f, "ns") / num(f, "calls") for f in runs.get("idle", []) if num(f, "calls") > 0])
+    # Highest rate at which every run of it, and of every lower rate, lost
+    # nothing (the goal's figure), or at most 1% (for context: the C driver
+    # drops the entries of each session's last period at any rate).
+    for key, tolerance in (("max_lossless_rate_10ms", 0.0), ("max_rate_loss_le_1pct_10ms", 0.01)):
+        best = 0
+        for rate in sorted(int(k[len("sweep_r"):]) for k in runs if k.startswith("sweep_r")):
+            rs = runs[f"sweep_r{rate}"]
+            if all(
+                num(f, "injected") > 0 and num(f, "captured") >= num(f, "injected") * (1 - tolerance) for f in rs
+            ):
+                best = rate
+            else:
+                break
+        fig[key] = (best, best, best)
+    fig["kept_per_burst"] = med(
+        [num(f, "captured") * 120 / num(f, "injected") for f in runs.get("burst", []) if num(f, "injected") > 0]
+    )
+    return fig
+
+
+def sweep_table(runs):
+    """[(rate, median ns/entry or None, median loss fraction)] of the 10 ms sweep."""
+    rows = []
+    for rate in sorted(int(k[len("sweep_r"):]) for k in runs if k.startswith("sweep_r")):
+        rs = runs[f"sweep_r{rate}"]
+        loss = med([1 - num(f, "captured") / num(f, "injected") for f in rs if num(f, "injected") > 0])
+        cost = med([num(f, "ns") / num(f, "captured") for f in rs if num(f, "captured") > 0])
+        rows.append((rate, cost[0] if cost else None, loss[0] if loss else None))
+    return rows
+
+
+def xgene_figures(runs):
+    """{metric: (median, min, max)} for one driver's X-Gene runs."""
+    rs = runs.get("stat", [])
+    return {
+        "read_ns": med([num(f, "ns") / num(f, "calls") for f in rs if num(f, "calls") > 0]),
+        "stat_busy_cpu_s": med([num(f, "busy_ticks") / num(f, "user_hz") for f in rs]),
+    }
+
+
+GOALS = [
+    # metric, label, op, goal on the ratio (or the value, for "=")
+    ("ns_per_entry_r1", "vpa_dtl_ns_per_entry_1/ms/cpu", "<=", 0.9),
+    ("ns_per_entry_r10", "vpa_dtl_ns_per_entry_10/ms/cpu", "<=", 0.9),
+    ("ns_per_entry_r50", "vpa_dtl_ns_per_entry_50/ms/cpu", "<=", 0.9),
+    ("wakeups_idle", "vpa_dtl_idle_wakeups/s/cpu", "<=", 0.1),
+    ("max_lossless_rate_10ms", "vpa_dtl_max_lossless_rate_10ms", ">=", 10),
+    ("kept_per_burst", "vpa_dtl_kept_per_120_burst", "=", 85),
+    ("read_ns", "xgene_pmu_read_ns", "<=", 1.0),
+    ("stat_busy_cpu_s", "xgene_perf_stat_I100_8ev_guest_cpu_s", "<=", 1.0),
+]
+
+
+def fmt(v):
+    if v is None:
+        return "n/a"
+    return f"{v:.3g}" if abs(v) < 100 else f"{v:.0f}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("logs", nargs="+")
+    a = ap.parse_args()
+    runs = parse(a.logs)
+    ours = vpa_dtl_figures(runs.get(("vpa_dtl", "ours"), {}))
+    c = vpa_dtl_figures(runs.get(("vpa_dtl", "c"), {}))
+    ours.update(xgene_figures(runs.get(("xgene", "ours"), {})))
+    c.update(xgene_figures(runs.get(("xgene", "c"), {})))
+
+    print(f"{'figure':32} {'ours (median, min-max)':>28} {'C (median, min-max)':>28}")
+    for k in ours:
+        cell = lambda m: "n/a" if m is None else f"{fmt(m[0])} ({fmt(m[1])}-{fmt(m[2])})"
+        print(f"{k:32} {cell(ours[k]):>28} {cell(c.get(k)):>28}")
+
+    out = Path(a.out)
+    dat = out / "bench.dat"
+    so, sc = sweep_table(runs.get(("vpa_dtl", "ours"), {})), sweep_table(runs.get(("vpa_dtl", "c"), {}))
+    with dat.open("w") as fh:
+        fh.write("# rate ours_ns_per_entry ours_loss c_ns_per_entry c_loss (10 ms period)\n")
+        cmap = {r: (cost, loss) for r, cost, loss in sc}
+        for r, cost, loss in so:
+            cc, cl = cmap.get(r, (None, None))
+            cols = [r, cost, loss, cc, cl]
+            fh.write(" ".join("NaN" if v is None else f"{v:g}" for v in cols) + "\n")
+    plot(out, dat)
+
+    missed = 0
+    for key, label, op, goal in GOALS:
+        o, cv = ours.get(key), c.get(key)
+        ov, cvv = (o[0] if o else None), (cv[0] if cv else None)
+        ratio = None
+        if ov is not None and cvv:
+            ratio = ov / cvv
+        elif ov and cvv == 0:
+            ratio = float("inf")
+        if op == "=":
+            met = ov is not None and round(ov) == goal
+        elif ratio is None:
+            met = False
+        else:
+            met = ratio <= goal if op == "<=" else ratio >= goal
+        missed += not met
+        r = "n/a" if ratio is None else "inf" if ratio == float("inf") else f"{ratio:.2f}"
+        g = f"={goal}" if op == "=" else f"{op}{goal}"
+        print(f"bench: {label} ours={fmt(ov)} c={fmt(cvv)} ratio={r} goal={g} {'met' if met else 'missed'}")
+    return 0
+
+
+def plot(out, dat):
+    svg = out / "bench.svg"
+    script = f"""
+set terminal svg size 900,420 dynamic font 'sans,11'
+set output '{svg}'
+set multiplot layout 1,2 title 'vpa\\_dtl at a 10 ms period (make bench; QEMU TCG guest)'
+set xlabel 'injected entries/ms/CPU'
+set key top left
+set ylabel 'guest ns per captured entry'
+plot '{dat}' using 1:2 with linespoints title 'ours', '' using 1:4 with linespoints title 'C'
+set ylabel 'entries lost (fraction)'
+set yrange [0:1]
+plot '{dat}' using 1:3 with linespoints title 'ours', '' using 1:5 with linespoints title 'C'
+unset multiplot
+"""
+    try:
+        subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"(no chart: {e})", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `make bench`: our drivers' cost next to the upstream C drivers', in one
+# run, under the same simulated loads and with the same instrument (see the
+# guest scripts tools/testing/guest/*_bench.sh). The guests boot a kernel
+# without the detectors (tools/testing/configs/bench.config). Results in
+# build/bench/: the guest logs, summary.txt and bench.svg.
+#   BENCH_REPS (default 3): runs per figure; each figure is their median.
+#   BENCH_OURS_ARGS: module parameters for our vpa_dtl (e.g. adaptive=1).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$RPMU_TOP"
+start=$(date +%s)
+out=build/bench
+mkdir -p "$out"
+rm -f "$out"/*.log
+"$RPMU_TOP/scripts/setup-host.sh"
+if ! command -v gnuplot >/dev/null; then
+	log "installing gnuplot-nox (the chart)"
+	SUDO=
+	[ "$(id -u)" = 0 ] || SUDO=sudo
+	retry 3 $SUDO apt-get install -y -q --no-install-recommends gnuplot-nox >/dev/null
+fi
+reps=${BENCH_REPS:-3}
+guest_env="RPMU_BENCH=1 BENCH_REPS=$reps"
+
+kp=$("$RPMU_TOP/scripts/kernel.sh" ppc64le-bench)
+RPMU_KDIR=$kp RPMU_GUEST_TIMEOUT=3600 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_bench \
+	"$out/vpa_dtl-ours.log" "$guest_env VPA_DTL_ARGS=${BENCH_OURS_ARGS:-}"
+RPMU_KDIR=$kp RPMU_GUEST_TIMEOUT=3600 RPMU_C_REFERENCE=1 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le \
+	vpa_dtl_bench "$out/vpa_dtl-c.log" "$guest_env"
+
+ka=$("$RPMU_TOP/scripts/kernel.sh" arm64-bench)
+v2=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi
+RPMU_KDIR=$ka RPMU_DTSI=$v2 RPMU_GUEST_TIMEOUT=1800 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_bench \
+	"$out/xgene-ours.log" "$guest_env"
+RPMU_KDIR=$ka RPMU_DTSI=$v2 RPMU_GUEST_TIMEOUT=1800 RPMU_C_REFERENCE=1 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 \
+	xgene_bench "$out/xgene-c.log" "$guest_env"
+
+log "make bench: guests done in $(($(date +%s) - start)) s"
+python3 "$RPMU_TOP/scripts/bench.py" --out "$out" "$out"/*.log | tee "$out/summary.txt"
+log "make bench took $(($(date +%s) - start)) s; chart: $out/bench.svg"

@@ -1,0 +1,61 @@
+# make bench, vpa_dtl: the same simulated hypervisor loads and the same
+# instrument for whichever driver provides the vpa_dtl PMU: ours (insmod),
+# or the upstream C one built into the kernel (an RPMU_C_REFERENCE boot).
+# Prints one "BENCH ..." line per run for scripts/bench.sh; the figures are
+# computed on the host. The instrument (bench_lib.sh) times the driver's
+# hrtimer callback, whose calls are also its timer wakeups.
+. /t/dtl_lib.sh
+. /t/bench_lib.sh
+REPS=${BENCH_REPS:-3}
+if [ -d $D ]; then
+	drv=c sym=vpa_dtl_hrtimer_handle
+else
+	drv=ours
+	# shellcheck disable=SC2086 # word-split module parameters
+	ok "insmod vpa_dtl.ko ${VPA_DTL_ARGS:-}" insmod $M/vpa_dtl.ko ${VPA_DTL_ARGS:-}
+	sym=$(awk '$4 == "[vpa_dtl]" && $3 ~ /timer_callback/ { print $3; exit }' /proc/kallsyms)
+fi
+echo "bench: driver $drv, hrtimer callback $sym, $ncpu CPUs"
+ok "the driver's hrtimer callback is in kallsyms" awk -v s="$sym" '$3 == s { f = 1 } END { exit !f }' /proc/kallsyms
+
+# run NAME "SIM PARAMS" PERF-RECORD-ARGS...: one capture under the
+# instrument; prints its BENCH line.
+run() {
+	name=$1 simargs=$2
+	shift 2
+	eval "secs=\${$#}" # the "sleep SECONDS" that ends the arguments
+	probe_on "$sym"
+	capture "$name" "$simargs" "$@" >/dev/null
+	t=$(probe_off)
+	res=$(tail -n 1 /tmp/$name.check)
+	echo "BENCH vpa_dtl drv=$drv run=$name sim=\"$simargs\" secs=$secs cpus=$ncpu $t ${res:-injected=0 captured=0 lost=0}"
+}
+
+echo
+echo "== cost per captured entry at 1 ms (-c 1000000): rate entries/ms/CPU"
+for rate in 1 10 50; do
+	for rep in $(seq 1 "$REPS"); do
+		run "cost_r${rate}_$rep" "seed=$((70 + rep)) rate=$rate" -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 1
+	done
+done
+
+echo
+echo "== timer wakeups with the event open and no DTL traffic (-c 1000000)"
+for rep in $(seq 1 "$REPS"); do
+	run "idle_$rep" "seed=$((80 + rep)) rate=0" -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 2
+done
+
+echo
+echo "== highest rate without loss at 10 ms (-c 10000000)"
+for rate in 4 8 16 32 48 64; do
+	for rep in $(seq 1 "$REPS"); do
+		run "sweep_r${rate}_$rep" "seed=$((90 + rep)) rate=$rate" -e vpa_dtl/dtl_cede/ -c 10000000 -- sleep 0.5
+	done
+done
+
+echo
+echo "== entries kept per 120-entry overrun burst (-c 1000000)"
+for rep in $(seq 1 "$REPS"); do
+	run "burst_$rep" "seed=$((60 + rep)) rate=0 burst_every=20 burst_len=120" -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 1
+done
+ok "bench runs completed" test -s /tmp/burst_1.check
