@@ -31,13 +31,21 @@ run() {
 	echo "BENCH vpa_dtl drv=$drv run=$name sim=\"$simargs\" secs=$secs cpus=$ncpu $t ${res:-injected=0 captured=0 lost=0}"
 }
 
+# series PREFIX SEED0 PERIOD SECONDS RATE...: REPS runs at each rate.
+series() {
+	s_pre=$1 s_seed=$2 s_period=$3 s_secs=$4
+	shift 4
+	for s_rate in "$@"; do
+		for s_rep in $(seq 1 "$REPS"); do
+			run "${s_pre}_r${s_rate}_$s_rep" "seed=$((s_seed + s_rep)) rate=$s_rate" \
+				-e vpa_dtl/dtl_cede/ -c "$s_period" -- sleep "$s_secs"
+		done
+	done
+}
+
 echo
 echo "== cost per captured entry at 1 ms (-c 1000000): rate entries/ms/CPU"
-for rate in 1 10 50; do
-	for rep in $(seq 1 "$REPS"); do
-		run "cost_r${rate}_$rep" "seed=$((70 + rep)) rate=$rate" -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 1
-	done
-done
+series cost 70 1000000 1 1 10 50
 
 echo
 echo "== timer wakeups with the event open and no DTL traffic (-c 1000000)"
@@ -47,11 +55,7 @@ done
 
 echo
 echo "== highest rate without loss at 10 ms (-c 10000000)"
-for rate in 4 8 16 32 48 64; do
-	for rep in $(seq 1 "$REPS"); do
-		run "sweep_r${rate}_$rep" "seed=$((90 + rep)) rate=$rate" -e vpa_dtl/dtl_cede/ -c 10000000 -- sleep 0.5
-	done
-done
+series sweep 90 10000000 0.5 4 8 16 32 48 64
 
 echo
 echo "== entries kept per 120-entry overrun burst (-c 1000000)"
