@@ -4,7 +4,7 @@
 //! event does to the CPU's DTL.
 
 use crate::{
-    logic::validate,
+    logic::{pacer::Pacer, validate},
     poll::{DtlAux, Reader},
     rpmu::{
         perf::{
@@ -21,7 +21,6 @@ use kernel::{
     pr_err_once, pr_warn_once,
     prelude::*,
     sync::atomic::{Atomic, Relaxed},
-    time::Delta,
 };
 
 /// The PMU.
@@ -60,11 +59,14 @@ pub(crate) struct DtlEvent {
     lost_reported: Atomic<u64>,
 }
 
-/// The polling period of `ev` now: its sample period (which
-/// `PERF_EVENT_IOC_PERIOD` may have changed), clamped like at `event_init`.
-fn period(ev: &Event<VpaDtl>) -> Delta {
-    let ns = validate::period_ns(ev.sample_period(), false);
-    Delta::from_nanos(i64::try_from(ns).unwrap_or(i64::MAX))
+impl VpaDtl {
+    /// The polling of `ev` from now on: at its sample period (which
+    /// `PERF_EVENT_IOC_PERIOD` may have changed), clamped like at
+    /// `event_init`, fixed or adapted as the module was loaded.
+    fn pacer(&self, ev: &Event<Self>) -> Pacer {
+        let ns = validate::period_ns(ev.sample_period(), false);
+        Pacer::new(ns, self.mode == TimerMode::Adaptive)
+    }
 }
 
 #[vtable]
@@ -141,7 +143,7 @@ impl PmuDriver for VpaDtl {
                 return Err(EIO);
             }
         };
-        d.reader.lock().reset(start, period(ev));
+        d.reader.lock().reset(start, self.pacer(ev));
         ev.set_hw_state(HwStateBit::Stopped.into());
         if flags.contains(EventFlag::Start) {
             self.start(ev, flags);
@@ -177,11 +179,7 @@ impl PmuDriver for VpaDtl {
         let d = ev.data();
         d.buf.enable(d.mask);
         // With RELOAD the period may have changed (PERF_EVENT_IOC_PERIOD).
-        let first = {
-            let mut r = d.reader.lock();
-            r.set_base_period(period(ev));
-            r.first_period(self.mode)
-        };
+        let first = d.reader.lock().set_pacer(self.pacer(ev));
         ev.set_hw_state(HwState::RUNNING);
         ev.timer_start(first, true);
     }
@@ -217,8 +215,7 @@ impl PmuDriver for VpaDtl {
         if !ev.is_active() || ev.hw_state().contains(HwStateBit::Stopped) {
             return TimerRestart::Stop;
         }
-        let found = self.poll(ev, true);
-        TimerRestart::After(self.next_period(ev, found))
+        TimerRestart::After(self.poll_and_pace(ev))
     }
 
     fn event_destroy(&self, d: &DtlEvent) {

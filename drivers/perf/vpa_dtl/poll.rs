@@ -10,7 +10,6 @@ use crate::{
         perf::{AuxFlags, Event},
         pseries::dtl::{Displacement, Mode, Start},
     },
-    TimerMode,
 };
 use kernel::{pr_notice_once, pr_warn_once, prelude::*, time::Delta};
 
@@ -33,9 +32,7 @@ pub(crate) struct Reader {
     /// dispatch-time logging rules out. From then on the oldest slot, which
     /// the next write may be half way through, is not taken.
     concurrent: bool,
-    /// The event's sample period: the polling period in fixed mode.
-    base: Delta,
-    /// The polling period in adaptive mode.
+    /// The polling period.
     pacer: Pacer,
     /// Entries copied out of the ring before they are checked and written.
     scratch: KBox<[u8; ring::BUFFER_BYTES]>,
@@ -54,35 +51,30 @@ impl Reader {
             flag_partial: false,
             last_entry: [0; ring::ENTRY_SIZE],
             concurrent: false,
-            base: Delta::from_millis(1),
-            pacer: Pacer::new(1_000_000),
+            pacer: Pacer::new(1_000_000, false),
             scratch,
         })
     }
 
     /// Reading starts at `start` (see `DtlBuffer::register`).
-    pub(crate) fn reset(&mut self, start: Start, period: Delta) {
+    pub(crate) fn reset(&mut self, start: Start, pacer: Pacer) {
         self.next = start.index;
         self.floor = start.timebase;
         self.flag_partial = false;
         self.last_entry = [0; ring::ENTRY_SIZE];
-        self.set_base_period(period);
+        self.set_pacer(pacer);
     }
 
-    /// The event's period, set at `start`; an adaptive session starts
-    /// again from the shortest period.
-    pub(crate) fn set_base_period(&mut self, period: Delta) {
-        self.base = period;
-        self.pacer = Pacer::new(period.as_nanos().max(1) as u64);
+    /// The polling from `start` on (a session starts again from its shortest
+    /// period); returns the first period.
+    pub(crate) fn set_pacer(&mut self, pacer: Pacer) -> Delta {
+        self.pacer = pacer;
+        ns_delta(pacer.current_ns())
     }
+}
 
-    /// The first polling period after `start`.
-    pub(crate) fn first_period(&self, mode: TimerMode) -> Delta {
-        match mode {
-            TimerMode::Fixed => self.base,
-            TimerMode::Adaptive => Delta::from_nanos(self.pacer.current_ns() as i64),
-        }
-    }
+fn ns_delta(ns: u64) -> Delta {
+    Delta::from_nanos(i64::try_from(ns).unwrap_or(i64::MAX))
 }
 
 /// Per-AUX-area state: none (every transaction starts with the header).
@@ -90,14 +82,26 @@ pub(crate) struct DtlAux;
 
 impl VpaDtl {
     /// Reads what the hypervisor published since the last poll and writes it
-    /// to the AUX area; returns the entries logged since the last poll
-    /// (found, and overrun). Runs on the event's CPU
-    /// with interrupts disabled. `live` is false for the last poll at `stop`,
-    /// after logging was turned off (the enable mask is not checked then).
-    pub(crate) fn poll(&self, ev: &Event<Self>, live: bool) -> u64 {
+    /// to the AUX area. Runs on the event's CPU with interrupts disabled.
+    /// `live` is false for the last poll at `stop` and `del`, after logging
+    /// was turned off (the enable mask is not checked then).
+    pub(crate) fn poll(&self, ev: &Event<Self>, live: bool) {
+        let mut r = ev.data().reader.lock();
+        self.poll_locked(ev, &mut r, live);
+    }
+
+    /// The timer's poll: reads, and returns the next period, under one
+    /// hold of the reader's lock.
+    pub(crate) fn poll_and_pace(&self, ev: &Event<Self>) -> Delta {
+        let mut r = ev.data().reader.lock();
+        let found = self.poll_locked(ev, &mut r, true);
+        ns_delta(r.pacer.next(found))
+    }
+
+    /// [`Self::poll`] with the reader's lock held; returns the entries logged
+    /// since the last poll (taken, and overrun).
+    fn poll_locked(&self, ev: &Event<Self>, r: &mut Reader, live: bool) -> u64 {
         let d = ev.data();
-        let mut guard = d.reader.lock();
-        let r: &mut Reader = &mut guard;
         let buf = &d.buf;
         let cpu = u32::from(buf.cpu());
         if buf.is_displaced() {
@@ -322,15 +326,5 @@ impl VpaDtl {
             out.set_flags(AuxFlags::PARTIAL);
             out.commit();
         }
-    }
-
-    /// The next polling period after a poll that found `found` entries.
-    pub(crate) fn next_period(&self, ev: &Event<Self>, found: u64) -> Delta {
-        let d = ev.data();
-        let mut r = d.reader.lock();
-        if self.mode == TimerMode::Fixed {
-            return r.base;
-        }
-        Delta::from_nanos(r.pacer.next(found) as i64)
     }
 }

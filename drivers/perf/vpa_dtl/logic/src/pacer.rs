@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The adaptive polling period: longer while polls find the ring nearly
-//! empty, shorter while they find it half full.
+//! The polling period: the event's period (fixed), or longer while polls
+//! find the ring nearly empty and shorter while they find it half full
+//! (adaptive).
 //!
 //! A poll of an idle vCPU is a dispatch, and a wakeup the C driver pays a
 //! thousand times a second; a poll that comes after the ring has wrapped
@@ -15,7 +16,8 @@
 //!   (half the ring);
 //! - stays as it is otherwise.
 //!
-//! It never goes below 1 ms ([`MIN_NS`], as the event period itself), so a
+//! The fixed period is the same rule with both bounds at the event's
+//! period. The adaptive period never goes below 1 ms ([`MIN_NS`], as the event period itself), so a
 //! busy vCPU costs no more polls than at its period. A session starts at the
 //! shortest period, as nothing is known of the rate yet, and lengthens from
 //! there: traffic already flowing when the event starts is not overrun by a
@@ -40,33 +42,45 @@ pub const MIN_DIVISOR: u64 = 16;
 /// The shortest period at all, in ns: the event period's own floor.
 pub const MIN_NS: u64 = 1_000_000;
 
-/// The adaptive period of one event.
+/// The polling period of one event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pacer {
     base_ns: u64,
     cur_ns: u64,
+    adaptive: bool,
 }
 
 impl Pacer {
-    /// A pacer for an event polling every `base_ns`; its first period is the
-    /// shortest.
-    pub fn new(base_ns: u64) -> Self {
+    /// A pacer for an event polling every `base_ns`, adapting the period or
+    /// not; its first period is the shortest.
+    pub fn new(base_ns: u64, adaptive: bool) -> Self {
         let mut p = Self {
             base_ns: base_ns.max(1),
             cur_ns: 0,
+            adaptive,
         };
         p.cur_ns = p.min_ns();
         p
     }
 
-    /// The shortest period: a sixteenth of the event's, not below [`MIN_NS`].
+    /// The shortest period: adaptive, a sixteenth of the event's, not below
+    /// [`MIN_NS`]; fixed, the event's.
     pub fn min_ns(&self) -> u64 {
-        (self.base_ns / MIN_DIVISOR).max(MIN_NS)
+        if self.adaptive {
+            (self.base_ns / MIN_DIVISOR).max(MIN_NS)
+        } else {
+            self.base_ns
+        }
     }
 
-    /// The longest period: [`MAX_FACTOR`] times the event's.
+    /// The longest period: adaptive, [`MAX_FACTOR`] times the event's; fixed,
+    /// the event's.
     pub fn max_ns(&self) -> u64 {
-        self.base_ns.saturating_mul(MAX_FACTOR).max(self.min_ns())
+        if self.adaptive {
+            self.base_ns.saturating_mul(MAX_FACTOR).max(self.min_ns())
+        } else {
+            self.base_ns
+        }
     }
 
     /// The period now.

@@ -420,8 +420,8 @@ pub fn validation() -> Result<(), Failure> {
     Ok(())
 }
 
-/// The adaptive period: first period, back-off when quiet, steady rates,
-/// a burst, bounds.
+/// The polling period: adaptive first period, back-off when quiet, steady
+/// rates, a burst, bounds; the fixed period never moves.
 pub fn pacing() -> Result<(), Failure> {
     use pacer::Pacer;
     const MS: u64 = 1_000_000;
@@ -432,27 +432,47 @@ pub fn pacing() -> Result<(), Failure> {
         }
         p.current_ns()
     }
-    check(Pacer::new(MS).current_ns() == MS, "starts at 1 ms")?;
+    check(Pacer::new(MS, true).current_ns() == MS, "starts at 1 ms")?;
     check(
-        Pacer::new(32 * MS).current_ns() == 2 * MS,
+        Pacer::new(32 * MS, true).current_ns() == 2 * MS,
         "starts at a sixteenth",
     )?;
-    let mut p = Pacer::new(MS);
+    let mut p = Pacer::new(MS, true);
     check(steady(&mut p, 0, 10) == 16 * MS, "idle: 16 periods")?;
     check(p.next(85) == 8 * MS, "a full ring halves it")?;
-    check(steady(&mut Pacer::new(MS), 1, 10) == 16 * MS, "1/ms: 16 ms")?;
-    check(steady(&mut Pacer::new(MS), 3, 10) == 4 * MS, "3/ms: 4 ms")?;
-    check(steady(&mut Pacer::new(MS), 10, 10) == 2 * MS, "10/ms: 2 ms")?;
-    check(steady(&mut Pacer::new(MS), 30, 10) == MS, "30/ms: 1 ms")?;
-    check(steady(&mut Pacer::new(MS), 500, 10) == MS, "500/ms: 1 ms")?;
     check(
-        steady(&mut Pacer::new(10 * MS), 60, 10) == MS,
+        steady(&mut Pacer::new(MS, true), 1, 10) == 16 * MS,
+        "1/ms: 16 ms",
+    )?;
+    check(
+        steady(&mut Pacer::new(MS, true), 3, 10) == 4 * MS,
+        "3/ms: 4 ms",
+    )?;
+    check(
+        steady(&mut Pacer::new(MS, true), 10, 10) == 2 * MS,
+        "10/ms: 2 ms",
+    )?;
+    check(
+        steady(&mut Pacer::new(MS, true), 30, 10) == MS,
+        "30/ms: 1 ms",
+    )?;
+    check(
+        steady(&mut Pacer::new(MS, true), 500, 10) == MS,
+        "500/ms: 1 ms",
+    )?;
+    check(
+        steady(&mut Pacer::new(10 * MS, true), 60, 10) == MS,
         "60/ms at 10 ms: 1 ms",
     )?;
-    let mut p = Pacer::new(3 * MS);
+    let mut p = Pacer::new(3 * MS, true);
     for found in [0, 1, 10, 11, 41, 42, 85, u64::MAX] {
         let n = p.next(found);
         check((p.min_ns()..=p.max_ns()).contains(&n), "bounds")?;
+    }
+    let mut p = Pacer::new(8 * MS, false);
+    check(p.current_ns() == 8 * MS, "fixed: starts at the period")?;
+    for found in [0, 10, 42, 85, u64::MAX] {
+        check(p.next(found) == 8 * MS, "fixed: stays at the period")?;
     }
     Ok(())
 }

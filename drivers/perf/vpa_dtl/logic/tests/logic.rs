@@ -128,8 +128,8 @@ proptest! {
     /// found at most an eighth, so the next finds at most a quarter at the
     /// same rate.
     #[test]
-    fn pacer_bounded(base in 1u64..100_000_000, polls in prop::collection::vec(0u64..10_000, 1..50)) {
-        let mut p = pacer::Pacer::new(base);
+    fn pacer_bounded(base in 1u64..100_000_000, adaptive: bool, polls in prop::collection::vec(0u64..10_000, 1..50)) {
+        let mut p = pacer::Pacer::new(base, adaptive);
         for found in polls {
             let before = p.current_ns();
             let next = p.next(found);
