@@ -59,7 +59,7 @@ rpmu-bindgen-defs := -DRPMU_TESTING
 rustflags-y += --cfg rpmu_testing
 endif
 
-# The kernel crate has no stable API, and two of its interfaces changed
+# The kernel crate has no stable API, and three of its interfaces changed
 # within 7.x. The kernel source is probed for the older form, so the modules
 # build against either (`make compat` builds them against 7.2):
 #   rpmu_named_device_table: of/acpi_device_table! take the module table's

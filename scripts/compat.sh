@@ -3,9 +3,9 @@
 # other Rust-enabled 7.x linux-source in Debian (COMPAT_PKG, default
 # linux-source-7.2=7.2.13-1 from sid), with the project's patches, and the
 # quick guest cases run there: the X-Gene counting cases and demo (arm64,
-# X-Gene 2 described by a device tree) and, where that source has Rust on 64-bit powerpc (7.3
-# on), the vpa_dtl demo capture (ppc64le). Its kernels and
-# perfs are cached next to the main ones, keyed by their source package.
+# X-Gene 2 described by a device tree) and, where that source has Rust on
+# 64-bit powerpc (7.3 on), the vpa_dtl demo capture (ppc64le). Its kernels
+# and perfs are cached next to the main ones, keyed by their source package.
 # Prints "N passed, M failed". Run by make soak, not make check.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -41,7 +41,8 @@ if grep -q 'select HAVE_RUST.*PPC64' "$ksrc/arch/powerpc/Kconfig"; then
 	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/compat/ppc64le.log build/compat/ppc64le
 	grep -a -h '^vpa_dtl demo:' build/compat/ppc64le.log | tr -d '\r' || true
 else
-	echo "  skip   ppc64le: $(basename "$ksrc") has no Rust on 64-bit powerpc (arch/powerpc/Kconfig: $(grep -m1 'select HAVE_RUST' "$ksrc/arch/powerpc/Kconfig" | xargs || echo 'no HAVE_RUST'))"
+	have=$(grep -m1 'select HAVE_RUST' "$ksrc/arch/powerpc/Kconfig" | xargs || true)
+	echo "  skip   ppc64le: $(basename "$ksrc") has no Rust on 64-bit powerpc (arch/powerpc/Kconfig: ${have:-no HAVE_RUST})"
 fi
 
 sum_counts build/compat
