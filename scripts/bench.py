@@ -2,7 +2,9 @@
 """make bench: figures from the guests' BENCH lines.
 
 Each BENCH line is one run of one driver (drv=ours|c) under one simulated
-load (run=NAME_REP). Every figure is the median over the runs of a load,
+load (run=NAME_REP). The guests run under QEMU's -icount (shift 0): a guest
+nanosecond is one guest instruction, so the figures are instruction counts,
+the same from run to run and host to host. Every figure is the median over the runs of a load,
 shown with its spread (min-max); the closing lines compare the drivers:
 
     bench: <metric> ours=<v> c=<v> ratio=<ours/c> goal=<op><g> met|missed
@@ -91,7 +93,9 @@ def xgene_figures(runs):
     """{metric: (median, min, max)} for one driver's X-Gene runs."""
     rs = runs.get("stat", [])
     return {
-        "read_ns": med([num(f, "ns") / num(f, "calls") for f in rs if num(f, "calls") > 0]),
+        # A read() of one event, timed in user space: pmu->read inside the
+        # same syscall path for both drivers.
+        "read_ns": med([num(f, "ns_per_read") for f in runs.get("readloop", [])]),
         "stat_busy_cpu_s": med([num(f, "busy_ticks") / num(f, "user_hz") for f in rs]),
     }
 
@@ -104,8 +108,8 @@ GOALS = [
     ("wakeups_idle", "vpa_dtl_idle_wakeups/s/cpu", "<=", 0.1),
     ("max_lossless_rate_10ms", "vpa_dtl_max_lossless_rate_10ms", ">=", 10),
     ("kept_per_burst", "vpa_dtl_kept_per_120_burst", "=", 85),
-    ("read_ns", "xgene_pmu_read_ns", "<=", 1.0),
-    ("stat_busy_cpu_s", "xgene_perf_stat_I100_8ev_guest_cpu_s", "<=", 1.0),
+    ("read_ns", "xgene_read_syscall_ns", "<=", 1.0),
+    ("stat_busy_cpu_s", "xgene_perf_stat_I100_8ev_30s_guest_cpu_s", "<=", 1.0),
 ]
 
 

@@ -22,6 +22,10 @@ if ! command -v gnuplot >/dev/null; then
 fi
 reps=${BENCH_REPS:-3}
 guest_env="RPMU_BENCH=1 BENCH_REPS=$reps"
+# Guest time counts guest instructions (one per nanosecond; idle time is
+# skipped): every figure is a deterministic instruction count, free of the
+# host's load and of TCG's translation and TLB costs.
+export RPMU_QEMU_ARGS=${BENCH_QEMU_ARGS:--icount shift=0,sleep=off}
 
 kp=$("$RPMU_TOP/scripts/kernel.sh" ppc64le-bench)
 RPMU_KDIR=$kp RPMU_GUEST_TIMEOUT=3600 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_bench \

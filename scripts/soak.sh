@@ -1,48 +1,138 @@
 #!/usr/bin/env bash
-# `make soak`: the reliability cases of make check at full size, with a
-# fresh seed (printed; set SOAK_SEED to replay): the stateful fuzzer
-# (5,000,000 operations per PMU), trinity (1,000,000 syscalls), 1,000
-# insmod/rmmod cycles, 100 CPU hotplug cycles during capture and during
-# counting, and 10,000 disable/enable toggles during capture; then make
-# compat (scripts/compat.sh, another kernel). Prints one
-# SOAK/FUZZ/TRINITY line per figure and "N passed, M failed".
+# `make soak`: the reliability cases of make check at full size: the
+# stateful fuzzer (5,000,000 operations per PMU), trinity (1,000,000
+# syscalls per arch), 1,000 insmod/rmmod cycles, 100 CPU hotplug cycles
+# during capture and during counting, and 10,000 disable/enable toggles
+# during capture; then make compat (scripts/compat.sh, another kernel).
+#
+# Hours of guest time, so the soak is a list of jobs, each one guest boot
+# (the fuzzer and trinity in chunks of SOAK_CHUNK operations, chunk k from
+# seed SEED+k), run SOAK_JOBS at a time. A finished job leaves its result
+# in build/soak/<seed>/; `make soak` run again resumes the same seed and
+# runs only what is missing (SOAK_FRESH=1, or another SOAK_SEED, starts
+# over). Prints one SOAK/FUZZ/TRINITY line per figure, the totals, and
+# "N passed, M failed" once every job has run.
+#
+#   scripts/soak.sh                 run (or resume) the soak
+#   scripts/soak.sh --status        what is done, what is left
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$RPMU_TOP"
-start=$(date +%s)
 mkdir -p build/soak
-rm -f build/soak/*.counts
-seed=${SOAK_SEED:-$(date +%s)}
-sizes="FUZZ_OPS=${SOAK_FUZZ_OPS:-5000000} FUZZ_SEED=$seed TRINITY_OPS=${SOAK_TRINITY_OPS:-1000000}"
-sizes+=" SOAK_LOADS=1000 SOAK_HOTPLUG=100 SOAK_TOGGLES=10000 FUZZ_TIMEOUT=86400 TRINITY_TIMEOUT=86400"
-sizes+=" SOAK_CAPTURE_T=7200"
-log "make soak: seed $seed"
-"$RPMU_TOP/scripts/setup-host.sh"
-ksrc=$(readlink -f "$("$RPMU_TOP/scripts/kernel.sh" ppc64le)/source")
-"$RPMU_TOP/scripts/kernel.sh" arm64 >/dev/null
-export RPMU_GUEST_TIMEOUT=${SOAK_GUEST_TIMEOUT:-172800} RPMU_LOG_BUF=${SOAK_LOG_BUF:-128M}
 
-run() { # guest plan name [env...]
-	local g=$1 p=$2 n=$3
-	shift 3
-	env "$@" "$RPMU_TOP/tools/testing/run-guest.sh" "$g" "$p" "build/soak/$n.log" "$sizes"
-	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" "build/soak/$n.log" "build/soak/$n"
-	grep -a -h '^SOAK \|^FUZZ \|^TRINITY ' "build/soak/$n.log" | tr -d '\r' || true
+ops=${SOAK_FUZZ_OPS:-5000000} tops=${SOAK_TRINITY_OPS:-1000000}
+chunk=${SOAK_CHUNK:-500000} tchunk=${SOAK_TRINITY_CHUNK:-100000}
+export RPMU_GUEST_TIMEOUT=${SOAK_GUEST_TIMEOUT:-21600} RPMU_LOG_BUF=${SOAK_LOG_BUF:-128M}
+v2dtsi=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi
+
+# The run: the seed given, else the unfinished run, else a new one.
+if [ -n "${SOAK_SEED:-}" ]; then
+	seed=$SOAK_SEED
+elif [ "${SOAK_FRESH:-0}" != 1 ] && [ -e build/soak/current ]; then
+	seed=$(cat build/soak/current)
+else
+	seed=$(date +%s)
+fi
+dir=build/soak/$seed
+mkdir -p "$dir"
+echo "$seed" >build/soak/current
+
+# jobs: one line per job, "NAME GUEST PLAN SIZES [ENV...]".
+jobs() {
+	local k n pmu
+	# The cycle soaks first: they are one job each.
+	echo "soak-vpa_dtl ppc64le vpa_dtl_soak SOAK_LOADS=1000,SOAK_HOTPLUG=100,SOAK_TOGGLES=10000,SOAK_CAPTURE_T=7200"
+	echo "soak-xgene arm64 xgene_soak SOAK_LOADS=1000,SOAK_HOTPLUG=100,SOAK_CAPTURE_T=7200 RPMU_DTSI=$v2dtsi"
+	n=$(((ops + chunk - 1) / chunk))
+	for k in $(seq 1 "$n"); do
+		echo "fuzz-vpa_dtl-$k ppc64le vpa_dtl_fuzz FUZZ_OPS=$chunk,FUZZ_SEED=$((seed + k)),FUZZ_TIMEOUT=14400"
+		for pmu in l3c0 iob0 mcb0 mc0; do
+			echo "fuzz-$pmu-$k arm64 xgene_fuzz FUZZ_OPS=$chunk,FUZZ_SEED=$((seed + k)),FUZZ_PMUS=$pmu,FUZZ_TIMEOUT=14400 RPMU_DTSI=$v2dtsi"
+		done
+	done
+	n=$(((tops + tchunk - 1) / tchunk))
+	for k in $(seq 1 "$n"); do
+		echo "trinity-ppc64le-$k ppc64le trinity TRINITY_OPS=$tchunk,FUZZ_SEED=$((seed + k)),TRINITY_TIMEOUT=14400"
+		echo "trinity-arm64-$k arm64 trinity TRINITY_OPS=$tchunk,FUZZ_SEED=$((seed + k)),TRINITY_TIMEOUT=14400 RPMU_DTSI=$v2dtsi"
+	done
+	echo "compat - - -"
 }
-(run ppc64le vpa_dtl_fuzz,vpa_dtl_soak,trinity ppc64le-soak) >build/soak/ppc64le.out 2>&1 &
-p1=$!
-(run arm64 xgene_fuzz,xgene_soak,trinity arm64-soak RPMU_DTSI="$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi") \
-	>build/soak/arm64.out 2>&1 &
-p2=$!
-wait $p1 || true
-wait $p2 || true
-cat build/soak/ppc64le.out build/soak/arm64.out
-# Another kernel (make compat), counted with the rest.
-"$RPMU_TOP/scripts/compat.sh" >build/soak/compat.out 2>&1 || true
-cat build/soak/compat.out
-tail -n 1 build/soak/compat.out | awk '/passed,/ { print $1, $3 }' >build/soak/compat.counts
-[ -s build/soak/compat.counts ] || echo "0 1" >build/soak/compat.counts
-sum_counts build/soak
-log "make soak took $(($(date +%s) - start)) s (seed $seed)"
+
+# run_job NAME GUEST PLAN SIZES [ENV...]: one guest boot; its counts file
+# marks it done.
+run_job() {
+	local name=$1 g=$2 plan=$3 sizes=${4//,/ } ksrc
+	shift 4
+	if [ "$name" = compat ]; then
+		"$RPMU_TOP/scripts/compat.sh" >"$dir/compat.out" 2>&1 || true
+		mkdir -p "$dir/tmp"
+		tail -n 1 "$dir/compat.out" | awk '/passed,/ { print $1, $3 }' >"$dir/tmp/compat.counts"
+		[ -s "$dir/tmp/compat.counts" ] || echo "0 1" >"$dir/tmp/compat.counts"
+		mv "$dir/tmp/compat.counts" "$dir/compat.counts"
+		return
+	fi
+	ksrc=$(readlink -f "$("$RPMU_TOP/scripts/kernel.sh" "$g")/source")
+	log "soak: $name"
+	env "$@" timeout $((RPMU_GUEST_TIMEOUT + 600)) "$RPMU_TOP/tools/testing/run-guest.sh" "$g" "$plan" \
+		"$dir/$name.log" "$sizes" >"$dir/$name.out" 2>&1 || true
+	mkdir -p "$dir/tmp"
+	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" "$dir/$name.log" "$dir/tmp/$name" >>"$dir/$name.out" 2>&1 ||
+		echo "0 1" >"$dir/tmp/$name.counts"
+	grep -a -h '^SOAK \|^FUZZ \|^TRINITY ' "$dir/$name.log" | tr -d '\r' >"$dir/$name.figures" || true
+	mv "$dir/tmp/$name.counts" "$dir/$name.counts"
+	log "soak: $name done: $(cat "$dir/$name.counts") (passed failed)"
+}
+
+if [ "${1:-}" = --job ]; then
+	line=$(jobs | awk -v n="$2" '$1 == n')
+	[ -n "$line" ] || die "no soak job $2"
+	# shellcheck disable=SC2086 # the job line is words
+	run_job $line
+	exit 0
+fi
+
+pending() { jobs | while read -r name _; do [ -e "$dir/$name.counts" ] || echo "$name"; done; }
+total=$(jobs | wc -l)
+left=$(pending | wc -l)
+if [ "${1:-}" = --status ]; then
+	echo "soak seed $seed: $((total - left)) of $total jobs done; left: $(pending | tr '\n' ' ')"
+	exit 0
+fi
+
+start=$(date +%s)
+log "make soak: seed $seed, $((total - left)) of $total jobs already done, ${SOAK_JOBS:-2} at a time"
+"$RPMU_TOP/scripts/setup-host.sh"
+# Kernels and modules once, before jobs of the same arch run side by side.
+for g in ppc64le arm64; do
+	k=$("$RPMU_TOP/scripts/kernel.sh" "$g")
+	case $g in ppc64le) a=powerpc ;; *) a=arm64 ;; esac
+	"$RPMU_TOP/scripts/modules.sh" "$k" "$a" >/dev/null
+done
+pending | xargs -r -P "${SOAK_JOBS:-2}" -n 1 "$RPMU_TOP/scripts/soak.sh" --job || true
+
+# The figures: every job's lines, then the totals.
+for f in "$dir"/*.figures; do [ -e "$f" ] && cat "$f"; done
+cat "$dir"/*.figures 2>/dev/null | awk '
+	/^FUZZ / {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		ops[f["pmu"]] += f["ops"]; secs[f["pmu"]] += f["seconds"]
+		if (f["status"] != 0) bad[f["pmu"]]++
+	}
+	/^TRINITY / {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		t++; tops += f["ops"]; tsecs += f["seconds"]; if (f["status"] != 0) tbad++
+	}
+	END {
+		for (p in ops) printf "SOAK total: fuzz %s %d operations in %d s (%d chunks failed)\n", p, ops[p], secs[p], bad[p]
+		if (t) printf "SOAK total: trinity %d syscalls in %d s over %d runs (%d failed)\n", tops, tsecs, t, tbad
+	}'
+cat "$dir/compat.out" 2>/dev/null | tail -n 3 || true
+left=$(pending | wc -l)
+sum_counts "$dir"
+log "make soak: $((total - left)) of $total jobs done, this run took $(($(date +%s) - start)) s (seed $seed)"
+if [ "$left" != 0 ]; then
+	echo "make soak: $left jobs left; run it again to resume seed $seed"
+	exit 1
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

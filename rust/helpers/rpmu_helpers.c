@@ -168,6 +168,33 @@ void rpmu_raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags)
 	raw_spin_unlock_irqrestore(lock, flags);
 }
 
+/*
+ * A bulk copy out of memory another agent may write meanwhile (the DTL ring,
+ * which the hypervisor writes): the kernel's memcpy, as the C drivers do.
+ */
+void rpmu_memcpy(void *dst, const void *src, size_t n)
+{
+	memcpy(dst, src, n);
+}
+
+/* For locks taken only with interrupts disabled (rust/rpmu/sync.rs). */
+void rpmu_raw_spin_lock_irqs_off(raw_spinlock_t *lock)
+{
+	lockdep_assert_irqs_disabled();
+	raw_spin_lock(lock);
+}
+
+bool rpmu_raw_spin_trylock_irqs_off(raw_spinlock_t *lock)
+{
+	lockdep_assert_irqs_disabled();
+	return raw_spin_trylock(lock);
+}
+
+void rpmu_raw_spin_unlock_irqs_off(raw_spinlock_t *lock)
+{
+	raw_spin_unlock(lock);
+}
+
 void rpmu_raw_spin_assert_held(raw_spinlock_t *lock)
 {
 	lockdep_assert_held(lock);

@@ -45,6 +45,10 @@ void rpmu_raw_spin_lock_init(raw_spinlock_t *lock, const char *name,
 unsigned long rpmu_raw_spin_lock_irqsave(raw_spinlock_t *lock);
 bool rpmu_raw_spin_trylock_irqsave(raw_spinlock_t *lock, unsigned long *flags);
 void rpmu_raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags);
+void rpmu_memcpy(void *dst, const void *src, size_t n);
+void rpmu_raw_spin_lock_irqs_off(raw_spinlock_t *lock);
+bool rpmu_raw_spin_trylock_irqs_off(raw_spinlock_t *lock);
+void rpmu_raw_spin_unlock_irqs_off(raw_spinlock_t *lock);
 void rpmu_raw_spin_assert_held(raw_spinlock_t *lock);
 
 struct hlist_node;

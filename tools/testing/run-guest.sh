@@ -160,7 +160,9 @@ fi
 cmdline="console=$console rpmu.plan=$plan panic=-1 log_buf_len=${RPMU_LOG_BUF:-64M} loglevel=5 $ref $acpi_args $extra"
 log "booting $guest: plan $plan (timeout ${timeout_s}s)"
 set +e
-timeout --foreground "$timeout_s" "${qemu[@]}" -nographic -no-reboot \
+# RPMU_QEMU_ARGS: more QEMU options (make bench: -icount).
+# shellcheck disable=SC2086 # word-split options
+timeout --foreground "$timeout_s" "${qemu[@]}" ${RPMU_QEMU_ARGS:-} -nographic -no-reboot \
 	-initrd "$work/initrd.gz" -append "$cmdline" </dev/null >"$logf" 2>&1
 rc=$?
 set -e

@@ -12,7 +12,7 @@ use crate::{
             EventInit, HwState, HwStateBit, PmuDriver, TaskContext, TimerRestart,
         },
         pseries::dtl::{DtlBuffer, Mode, RegisterError},
-        sync::{new_raw_spinlock_irq, RawSpinLockIrq},
+        sync::{new_raw_spinlock, RawSpinLock},
     },
     stats::Stats,
     TimerMode,
@@ -52,8 +52,10 @@ pub(crate) struct DtlEvent {
     pub(crate) buf: DtlBuffer,
     /// The event kinds asked for (the enable-mask bits).
     pub(crate) mask: u8,
+    /// Taken by the PMU callbacks and the hard-mode polling timer, which
+    /// all run with interrupts disabled.
     #[pin]
-    pub(crate) reader: RawSpinLockIrq<Reader>,
+    pub(crate) reader: RawSpinLock<Reader>,
     pub(crate) stats: Stats,
     /// Lost entries already added to the event's count.
     lost_reported: Atomic<u64>,
@@ -117,7 +119,7 @@ impl PmuDriver for VpaDtl {
         Ok(try_pin_init!(DtlEvent {
             buf,
             mask: e.config() as u8,
-            reader <- new_raw_spinlock_irq!(reader, "vpa_dtl_reader"),
+            reader <- new_raw_spinlock!(reader, "vpa_dtl_reader"),
             stats: Stats::new(),
             lost_reported: Atomic::new(0),
         }? Error))

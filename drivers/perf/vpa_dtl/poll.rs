@@ -4,11 +4,16 @@
 //! writing it to the AUX area, with every loss counted and flagged.
 
 use crate::{
-    logic::{aux_plan, entries, pacer::Pacer, record, ring},
+    logic::{
+        aux_plan,
+        entries::{self, Batch, Words},
+        pacer::Pacer,
+        record, ring,
+    },
     pmu::VpaDtl,
     rpmu::{
-        perf::{AuxFlags, Event},
-        pseries::dtl::{Displacement, Mode, Start},
+        perf::{AuxFlags, AuxWindow, Event, PmuDriver},
+        pseries::dtl::{Displacement, DtlBuffer, Mode, Start},
     },
 };
 use kernel::{pr_notice_once, pr_warn_once, prelude::*, time::Delta};
@@ -18,24 +23,43 @@ use kernel::{pr_notice_once, pr_warn_once, prelude::*, time::Delta};
 pub(crate) struct Reader {
     /// Absolute index of the next entry to read.
     next: u64,
-    /// Timebase no later than the next entry's: the last one taken, or when
-    /// reading started.
-    floor: u64,
     /// The published index last seen, while another DTL user has the log.
     foreign_head: u64,
     /// A loss not yet flagged in an AUX record.
     flag_partial: bool,
+    /// What the checks of taken entries carry from poll to poll.
+    cursor: Cursor,
+    /// The polling period.
+    pacer: Pacer,
+    /// Where entries are copied and checked when the AUX area cannot take
+    /// them all directly.
+    scratch: KBox<[u8; ring::BUFFER_BYTES]>,
+}
+
+/// The state the checks of a poll's entries read and update.
+struct Cursor {
+    /// Timebase no later than the next entry's: the last one taken, or when
+    /// reading started.
+    floor: u64,
     /// The last entry taken: a slot no longer written repeats it.
-    last_entry: [u8; ring::ENTRY_SIZE],
+    last_entry: Words,
     /// The log was seen written while this CPU ran a poll without being
     /// preempted: a writer concurrent with the reader, which PAPR's
     /// dispatch-time logging rules out. From then on the oldest slot, which
     /// the next write may be half way through, is not taken.
     concurrent: bool,
-    /// The polling period.
-    pacer: Pacer,
-    /// Entries copied out of the ring before they are checked and written.
-    scratch: KBox<[u8; ring::BUFFER_BYTES]>,
+}
+
+/// What the checks made of one poll's span.
+struct Taken {
+    /// Oldest entries overwritten while they were copied: lost.
+    torn: u64,
+    /// Entries after those that were not fresh (a ring no longer written).
+    stale: usize,
+    /// Fresh entries of kinds the event does not get.
+    filtered: usize,
+    /// Entries to emit, now at the front of the batch.
+    pending: usize,
 }
 
 impl Reader {
@@ -46,11 +70,13 @@ impl Reader {
         )?;
         Ok(Self {
             next: 0,
-            floor: 0,
             foreign_head: 0,
             flag_partial: false,
-            last_entry: [0; ring::ENTRY_SIZE],
-            concurrent: false,
+            cursor: Cursor {
+                floor: 0,
+                last_entry: [0; entries::WORDS],
+                concurrent: false,
+            },
             pacer: Pacer::new(1_000_000, false),
             scratch,
         })
@@ -59,9 +85,9 @@ impl Reader {
     /// Reading starts at `start` (see `DtlBuffer::register`).
     pub(crate) fn reset(&mut self, start: Start, pacer: Pacer) {
         self.next = start.index;
-        self.floor = start.timebase;
+        self.cursor.floor = start.timebase;
         self.flag_partial = false;
-        self.last_entry = [0; ring::ENTRY_SIZE];
+        self.cursor.last_entry = [0; entries::WORDS];
         self.set_pacer(pacer);
     }
 
@@ -75,6 +101,161 @@ impl Reader {
 
 fn ns_delta(ns: u64) -> Delta {
     Delta::from_nanos(i64::try_from(ns).unwrap_or(i64::MAX))
+}
+
+/// What a poll saw before copying.
+struct Seen {
+    span: ring::Span,
+    /// The published index the span was planned from.
+    head: u64,
+    /// [`ring::READABLE`], or [`ring::READABLE_CONCURRENT`].
+    readable: u64,
+    /// The dispatch count before copying.
+    dispatches: u32,
+    /// Kinds the event does not get ([`entries::take`]).
+    drop_kinds: u8,
+    /// The ring slot of the span's first entry.
+    start: usize,
+}
+
+impl Seen {
+    /// The ring slot of the span's `i`-th entry (`i` below the ring's size).
+    #[inline]
+    fn slot(&self, i: usize) -> usize {
+        let s = self.start + i;
+        if s >= ring::RING_ENTRIES as usize {
+            s - ring::RING_ENTRIES as usize
+        } else {
+            s
+        }
+    }
+}
+
+/// Notes a writer concurrent with the reader: a write seen during the poll
+/// (the index moved, or the oldest slot was torn) while this CPU was not
+/// dispatched anew can only come from one.
+fn note_writer(buf: &DtlBuffer, c: &mut Cursor, seen: &Seen, head_after: u64, torn: u64) {
+    let written = head_after != seen.head || torn > 0;
+    if written && buf.dispatch_count() == seen.dispatches && !c.concurrent {
+        pr_notice_once!(
+            "cpu {}: the DTL was written while this CPU read it, unpreempted; taking 84 entries per poll from now on\n",
+            u32::from(buf.cpu())
+        );
+        c.concurrent = true;
+    }
+}
+
+/// The common case: copies the span straight into the AUX window after the
+/// header record's slot, in one `memcpy` per run of slots, and checks the
+/// entries where they lie, in the ring (the AUX area is user space's to
+/// write). `None`, with the cursor unchanged and nothing kept, if the poll
+/// needs [`take_general`]: kinds to drop, entries overwritten while they
+/// were copied, or a full ring (its oldest slot needs a second look). The
+/// entries checked are those copied: no slot of the span is written while
+/// the ring is not full.
+fn take_direct<T: PmuDriver>(
+    buf: &DtlBuffer,
+    c: &mut Cursor,
+    seen: &Seen,
+    win: &mut AuxWindow<'_, '_, T>,
+) -> Option<Taken> {
+    if seen.drop_kinds != 0 {
+        return None;
+    }
+    let span = &seen.span;
+    let count = span.count as usize;
+    let mut off = ring::ENTRY_SIZE;
+    let mut copied = true;
+    for (slot, len) in ring::runs(span.first, span.count) {
+        if len > 0 {
+            copied &= buf.copy_to_aux(slot, len, win, off).is_ok();
+            off += len * ring::ENTRY_SIZE;
+        }
+    }
+    let entry = |i: usize| buf.load_slot(seen.slot(i));
+    let (fresh, last_tb) = entries::fresh_run(
+        count,
+        |i| buf.timebase(seen.slot(i)).unwrap_or(0),
+        |i| match i {
+            0 => entry(0) == Some(c.last_entry),
+            _ => entry(i) == entry(i - 1),
+        },
+        c.floor,
+    );
+    let head_after = buf.published_index();
+    let torn = ring::torn(span, head_after, seen.readable);
+    note_writer(buf, c, seen, head_after, torn);
+    if !copied || torn > 0 || span.first + ring::RING_ENTRIES == head_after {
+        return None;
+    }
+    if fresh > 0 {
+        c.last_entry = entry(fresh - 1)?;
+    }
+    c.floor = last_tb;
+    Some(Taken {
+        torn: 0,
+        stale: count - fresh,
+        filtered: 0,
+        pending: fresh,
+    })
+}
+
+/// Any poll: copies the span into the scratch buffer, drops the entries a
+/// writer may have overwritten during the copy, then those that are not
+/// fresh and those of kinds the event does not get, and leaves the rest at
+/// the front of the buffer.
+fn take_general(buf: &DtlBuffer, c: &mut Cursor, seen: &Seen, b: &mut [u8]) -> Taken {
+    let span = &seen.span;
+    let count = span.count as usize;
+    let mut copied = true;
+    for i in 0..count {
+        match buf.load_slot(seen.slot(i)) {
+            Some(e) => b.store(i, &e),
+            None => copied = false,
+        }
+    }
+    // Entries the hypervisor reached while we copied are torn. The oldest
+    // slot of a full ring is the next one written, and is torn too if it
+    // holds an entry newer than the next slot's (the next entry, written
+    // there but not yet published) or if it changed after we copied it: a
+    // writer racing the copy, which PHYP's dispatch-time logging rules out
+    // on this CPU.
+    let head_after = buf.published_index();
+    let mut torn = if copied {
+        ring::torn(span, head_after, seen.readable)
+    } else {
+        span.count
+    };
+    if torn < span.count && span.first + torn + ring::RING_ENTRIES == head_after {
+        let at = torn as usize;
+        let lapped = entries::oldest_lapped(b, at, count);
+        // Loaded again only if it was not already found torn.
+        let changed = !lapped && buf.load_slot(seen.slot(at)) != Some(b.load(at));
+        if lapped || changed || buf.published_index() != head_after {
+            torn += 1;
+        }
+    }
+    if copied {
+        note_writer(buf, c, seen, head_after, torn);
+    }
+    let first = torn as usize;
+    // Never emit a slot the hypervisor did not write for us.
+    let p = entries::take(
+        b,
+        count - first,
+        |b, i| Some(b.load(first + i)),
+        c.floor,
+        &c.last_entry,
+        seen.drop_kinds,
+    );
+    c.floor = p.last_tb;
+    c.last_entry = p.last;
+    Taken {
+        torn,
+        stale: count - first - p.fresh,
+        filtered: p.fresh - p.kept,
+        pending: p.kept,
+    }
 }
 
 /// Per-AUX-area state: none (every transaction starts with the header).
@@ -128,7 +309,7 @@ impl VpaDtl {
             }
             r.flag_partial = true;
         }
-        let readable = if r.concurrent {
+        let readable = if r.cursor.concurrent {
             ring::READABLE_CONCURRENT
         } else {
             ring::READABLE
@@ -155,87 +336,78 @@ impl VpaDtl {
         if span.count == 0 && span.lost == 0 && !r.flag_partial {
             return 0;
         }
-        let mut off = 0;
-        let mut copied = true;
-        for (slot, len) in ring::runs(span.first, span.count) {
-            let dst = r.scratch.get_mut(off..).unwrap_or(&mut []);
-            copied &= buf.copy_slots(slot, len, dst).is_ok();
-            off += len * ring::ENTRY_SIZE;
-        }
-        // Entries the hypervisor reached while we copied are torn. The
-        // oldest slot of a full ring is the next one written, and is torn
-        // too if it holds an entry newer than the next slot's (the next
-        // entry, written there but not yet published) or if it changed after
-        // we copied it: a writer racing the copy, which PHYP's dispatch-time
-        // logging rules out on this CPU.
-        let head_after = buf.published_index();
-        let mut torn = if copied {
-            ring::torn(&span, head_after, readable)
-        } else {
-            span.count
-        };
-        if torn < span.count && span.first + torn + ring::RING_ENTRIES == head_after {
-            let at = torn as usize * ring::ENTRY_SIZE;
-            let lapped = r
-                .scratch
-                .get(at..span.count as usize * ring::ENTRY_SIZE)
-                .is_some_and(entries::oldest_lapped);
-            // Copied again only if it was not already found torn.
-            let changed = !lapped && {
-                let mut again = [0u8; ring::ENTRY_SIZE];
-                let slot = ((span.first + torn) % ring::RING_ENTRIES) as usize;
-                !(buf.copy_slots(slot, 1, &mut again).is_ok()
-                    && r.scratch.get(at..at + ring::ENTRY_SIZE) == Some(&again[..]))
-            };
-            if lapped || changed || buf.published_index() != head_after {
-                torn += 1;
-            }
-        }
-        // A write seen during the poll (the index moved, or the oldest slot
-        // was torn) while this CPU was not dispatched anew can only come
-        // from a writer concurrent with the reader.
-        let written = head_after != head || torn > 0;
-        if written && copied && buf.dispatch_count() == dispatches && !r.concurrent {
-            pr_notice_once!(
-                "cpu {}: the DTL was written while this CPU read it, unpreempted; taking 84 entries per poll from now on\n",
-                cpu
-            );
-            r.concurrent = true;
-        }
         r.next = head;
-        let mut lost_overrun = span.lost + torn;
-        let kept = (span.count - torn) as usize;
-        let first = torn as usize * ring::ENTRY_SIZE;
-        let floor = r.floor;
-        let batch = r
-            .scratch
-            .get_mut(first..span.count as usize * ring::ENTRY_SIZE)
-            .unwrap_or(&mut []);
-        // Never emit a slot the hypervisor did not write for us.
-        let (fresh, last_tb) = entries::fresh_prefix(batch, floor, &r.last_entry);
-        let stale = kept - fresh;
-        if fresh > 0 {
-            let at = (fresh - 1) * ring::ENTRY_SIZE;
-            if let Some(e) = batch.get(at..at + ring::ENTRY_SIZE) {
-                r.last_entry.copy_from_slice(e);
-            }
-        }
         // Entries of kinds the event did not ask for, in the kernel's ring,
         // are the kernel's (or another reader's), whatever the mask is now.
         let drop_kinds = match buf.mode() {
             Mode::Shared => record::DTL_ALL & !d.mask,
             Mode::Own => 0,
         };
-        let pending = entries::filter_kinds(batch, fresh, drop_kinds);
-        let filtered = (fresh - pending) as u64;
-        let pending = pending as u64;
-        r.floor = last_tb;
-        if stale > 0 {
+        let seen = Seen {
+            span,
+            head,
+            readable,
+            dispatches,
+            drop_kinds,
+            start: (span.first % ring::RING_ENTRIES) as usize,
+        };
+
+        // Entries go straight into the AUX area, after the header record's
+        // slot, when the space perf granted holds them all (and keeps one
+        // byte free, see `aux_plan`) and `take_direct` can check them in
+        // the ring; otherwise through the scratch buffer.
+        let mut out = ev.aux_output_begin();
+        let space = out.as_ref().map_or(0, |o| o.space());
+        let direct = (span.count as usize + 1) * ring::ENTRY_SIZE;
+        let mut done = None;
+        if space > direct {
+            if let Some(mut win) = out.as_mut().and_then(|o| o.reserve(direct)) {
+                if let Some(t) = take_direct(buf, &mut r.cursor, &seen, &mut win) {
+                    let plan = aux_plan::plan(space, t.pending as u64);
+                    if plan.header {
+                        win.write_words(0, &record::header_words(self.boot_tb, self.tb_freq));
+                    }
+                    win.keep(plan.bytes());
+                    done = Some((t, plan.entries, plan.dropped));
+                }
+            }
+        }
+        let (t, written, lost_aux) = match done {
+            Some(d) => d,
+            None => {
+                let batch = &mut r.scratch[..];
+                let t = take_general(buf, &mut r.cursor, &seen, batch);
+                let pending = t.pending as u64;
+                let (written, lost) = match out.as_mut() {
+                    // No AUX area mapped, or perf found it full and disabled
+                    // the event.
+                    None => (0, pending),
+                    Some(o) => {
+                        let plan = aux_plan::plan(o.space(), pending);
+                        let body = batch
+                            .get(..plan.entries as usize * ring::ENTRY_SIZE)
+                            .unwrap_or(&[]);
+                        let ok = !plan.header
+                            || (o.write(&record::header(self.boot_tb, self.tb_freq)).is_ok()
+                                && o.write(body).is_ok());
+                        if ok {
+                            (plan.entries, plan.dropped)
+                        } else {
+                            (0, pending)
+                        }
+                    }
+                };
+                (t, written, lost)
+            }
+        };
+
+        let mut lost_overrun = span.lost + t.torn;
+        if t.stale > 0 {
             if buf.mode() == Mode::Own {
                 // The ring is no longer written.
                 self.reregistered(ev, &mut r.foreign_head, head);
             } else {
-                lost_overrun += stale as u64;
+                lost_overrun += t.stale as u64;
             }
         }
         if buf.is_displaced() && r.foreign_head < head {
@@ -243,36 +415,18 @@ impl VpaDtl {
             r.foreign_head = head;
         }
         let partial = lost_overrun > 0 || r.flag_partial || buf.is_displaced();
-
-        let (written, lost_aux) = match ev.aux_output_begin() {
-            // No AUX area mapped, or perf found it full and disabled the event.
-            None => (0, pending),
-            Some(mut out) => {
-                let plan = aux_plan::plan(out.space(), pending);
-                let body = batch
-                    .get(..plan.entries as usize * ring::ENTRY_SIZE)
-                    .unwrap_or(&[]);
-                let ok = !plan.header
-                    || (out
-                        .write(&record::header(self.boot_tb, self.tb_freq))
-                        .is_ok()
-                        && out.write(body).is_ok());
-                let (written, lost) = if ok {
-                    (plan.entries, plan.dropped)
-                } else {
-                    (0, pending)
-                };
-                if lost > 0 {
-                    out.set_flags(AuxFlags::TRUNCATED);
-                }
-                if partial {
-                    out.set_flags(AuxFlags::PARTIAL);
-                    r.flag_partial = false;
-                }
-                out.commit();
-                (written, lost)
+        if let Some(mut o) = out {
+            if lost_aux > 0 {
+                o.set_flags(AuxFlags::TRUNCATED);
             }
-        };
+            if partial {
+                o.set_flags(AuxFlags::PARTIAL);
+                r.flag_partial = false;
+            }
+            o.commit();
+        }
+        let filtered = t.filtered as u64;
+        let torn = t.torn;
         d.stats.add(written, lost_overrun, lost_aux);
         d.stats.add_filtered(filtered);
         d.stats.add_torn(torn);

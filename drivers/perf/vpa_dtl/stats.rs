@@ -59,10 +59,18 @@ impl Stats {
         self.displaced.add(1, Relaxed);
     }
 
+    /// Adds a poll's figures (an atomic operation only for those that are
+    /// not zero: a poll usually loses nothing).
     pub(crate) fn add(&self, captured: u64, lost_overrun: u64, lost_aux_full: u64) {
-        self.captured.add(captured, Relaxed);
-        self.lost_overrun.add(lost_overrun, Relaxed);
-        self.lost_aux_full.add(lost_aux_full, Relaxed);
+        if captured > 0 {
+            self.captured.add(captured, Relaxed);
+        }
+        if lost_overrun > 0 {
+            self.lost_overrun.add(lost_overrun, Relaxed);
+        }
+        if lost_aux_full > 0 {
+            self.lost_aux_full.add(lost_aux_full, Relaxed);
+        }
     }
 
     pub(crate) fn lost(&self) -> u64 {

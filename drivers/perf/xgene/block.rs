@@ -14,7 +14,7 @@ use crate::{
     rpmu::{
         cpu::CpuId,
         io::Mmio,
-        sync::{new_raw_spinlock_irq, RawSpinLockIrq},
+        sync::{new_raw_spinlock, RawSpinLock},
     },
 };
 use kernel::{prelude::*, sync::Arc};
@@ -62,8 +62,10 @@ pub(crate) struct Child {
     pub(crate) layout: &'static Layout,
     pub(crate) regs: Mmio,
     pub(crate) owner: Arc<Owner>,
+    /// Taken by the PMU callbacks and the overflow handler (requested
+    /// `NO_THREAD`), which all run with interrupts disabled.
     #[pin]
-    pub(crate) hw: RawSpinLockIrq<Programmed>,
+    pub(crate) hw: RawSpinLock<Programmed>,
 }
 
 impl Child {
@@ -82,7 +84,7 @@ impl Child {
             layout,
             regs,
             owner,
-            hw <- new_raw_spinlock_irq!(
+            hw <- new_raw_spinlock!(
                 Programmed {
                     alloc: Allocator::new(layout.counters),
                     counters: [Counter::default(); MAX_COUNTERS],

@@ -237,6 +237,28 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
         Ok(())
     }
 
+    /// Reserves the next `len` bytes of the granted space, for the driver
+    /// to fill before it keeps a prefix of them ([`AuxWindow::keep`]); what
+    /// it does not keep stays unwritten. This saves a staging copy when data
+    /// is checked after it is taken (where it came from, not in the AUX
+    /// area, which user space may write).
+    /// `None` if `len` exceeds [`Self::space`] or the next byte is not
+    /// 8-byte aligned.
+    pub fn reserve(&mut self, len: usize) -> Option<AuxWindow<'_, 'a, T>> {
+        let size = self.aux.buf.size;
+        let start = (self.position() % size as u64) as usize;
+        if len > self.space() || len > size || start % 8 != 0 {
+            return None;
+        }
+        // INVARIANT: `start < size` (a remainder), 8-aligned; `len` is
+        // within the free space and the buffer.
+        Some(AuxWindow {
+            out: self,
+            start,
+            len,
+        })
+    }
+
     /// Marks the record with `flags`.
     pub fn set_flags(&mut self, flags: AuxFlags) {
         self.flags |= flags.0;
@@ -259,5 +281,123 @@ impl<T: PmuDriver> Drop for AuxOutput<'_, T> {
             }
             bindings::perf_aux_output_end(&mut self.handle, self.written as c_ulong);
         }
+    }
+}
+
+/// Reserved, uncommitted bytes of an AUX transaction ([`AuxOutput::reserve`]),
+/// written at 8-byte aligned offsets; the window wraps at the end of the
+/// AUX buffer as the data does.
+///
+/// User space can map the AUX area writable and so change these bytes at
+/// any time: the window is write-only, so nothing a driver decides can
+/// depend on them.
+///
+/// # Invariants
+///
+/// `start < size` and is 8-byte aligned, and `len` exceeds neither `size`
+/// nor the transaction's free space, where `size` is the AUX buffer's size.
+pub struct AuxWindow<'o, 'a, T: PmuDriver> {
+    out: &'o mut AuxOutput<'a, T>,
+    start: usize,
+    len: usize,
+}
+
+impl<T: PmuDriver> AuxWindow<'_, '_, T> {
+    /// Bytes reserved.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether nothing is reserved.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Where the word at window offset `off` is in the buffer (a byte
+    /// offset, 8-byte aligned, at most `size - 8`), if `off` is 8-byte
+    /// aligned and the word within the window.
+    #[inline]
+    fn buf_offset(&self, off: usize) -> Option<usize> {
+        if off % 8 != 0 || off.checked_add(8)? > self.len {
+            return None;
+        }
+        let size = self.out.aux.buf.size;
+        // `start + off < 2 * size`: `start < size` and `off < len <= size`.
+        let at = self.start + off;
+        Some(if at >= size { at - size } else { at })
+    }
+
+    /// Writes `words` from byte offset `off` on, wrapping with the buffer;
+    /// does nothing unless `off` is 8-byte aligned and all of them are
+    /// within the window.
+    #[inline]
+    pub fn write_words<const N: usize>(&mut self, off: usize, words: &[u64; N]) {
+        let Some(at) = self.buf_offset(off) else {
+            return;
+        };
+        if off + N * 8 > self.len {
+            return;
+        }
+        let size = self.out.aux.buf.size;
+        let base = self.out.aux.buf.base.as_ptr();
+        // Words before the end of the buffer.
+        let before = (size - at) / 8;
+        if before >= N {
+            // SAFETY: `at + 8 * N <= size`, within the mapping, and aligned;
+            // perf granted this space to the transaction, and user space
+            // does not read it before commit.
+            unsafe { base.add(at).cast::<[u64; N]>().write(*words) };
+            return;
+        }
+        for (i, w) in words.iter().enumerate() {
+            let o = if i < before {
+                at + 8 * i
+            } else {
+                8 * (i - before)
+            };
+            // SAFETY: The first `before` words end at the end of the
+            // mapping; the rest start at its beginning and end before `at`
+            // (the window is at most `size` bytes). As above otherwise.
+            unsafe { base.add(o).cast::<u64>().write(*w) };
+        }
+    }
+
+    /// Copies `n` bytes from `src` to byte offset `off` on, wrapping with
+    /// the buffer, with the kernel's `memcpy`; does nothing (and returns
+    /// false) unless `off` is 8-byte aligned and all of them are within the
+    /// window.
+    ///
+    /// # Safety
+    ///
+    /// `src` must be valid for reads of `n` bytes. Another agent (a
+    /// hypervisor, a device) may write them meanwhile: they are copied as C
+    /// copies them, not read as Rust values.
+    pub unsafe fn copy_from(&mut self, off: usize, src: *const u8, n: usize) -> bool {
+        let Some(at) = self.buf_offset(off) else {
+            return false;
+        };
+        if n > self.len - off {
+            return false;
+        }
+        let size = self.out.aux.buf.size;
+        let base = self.out.aux.buf.base.as_ptr();
+        let first = n.min(size - at);
+        // SAFETY: `[at, at + first)` and `[0, n - first)` are within the
+        // `size`-byte mapping and, the window being at most `size` bytes,
+        // do not overlap; perf granted them to this transaction. `src` is
+        // valid for `n` bytes (the caller).
+        unsafe {
+            bindings::rpmu_memcpy(base.add(at).cast(), src.cast(), first);
+            bindings::rpmu_memcpy(base.cast(), src.add(first).cast(), n - first);
+        }
+        true
+    }
+
+    /// Keeps the first `n` bytes (at most [`Self::len`]) as written by the
+    /// transaction; the rest is left free.
+    pub fn keep(self, n: usize) {
+        // INVARIANT: `len` is within the free space, so `written` stays
+        // within the space perf granted.
+        self.out.written += n.min(self.len);
     }
 }

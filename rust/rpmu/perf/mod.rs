@@ -45,7 +45,9 @@
 //! `add`, `del`, `start`, `stop`, `read`, `check_period`, the
 //! `pmu_enable`/`pmu_disable` pair and the transaction callbacks run with
 //! interrupts disabled and perf's raw context lock held: a lock they take
-//! must be a raw spinlock ([`crate::rpmu::sync::RawSpinLockIrq`]).
+//! must be a raw spinlock, and one taken only there, in interrupt handlers
+//! and in hard-mode timer callbacks need not disable interrupts itself
+//! ([`crate::rpmu::sync::RawSpinLock`]).
 
 pub mod attrs;
 pub mod aux;
@@ -58,7 +60,7 @@ mod module_pin;
 mod registration;
 
 pub use attrs::{AttrGroup, AttrValue, SysfsWriter};
-pub use aux::{AuxBuffer, AuxFlags, AuxOutput};
+pub use aux::{AuxBuffer, AuxFlags, AuxOutput, AuxWindow};
 pub use driver::{PmuDriver, TimerRestart, Txn};
 pub use event::Event;
 pub use event_init::{EventInit, GroupMember};

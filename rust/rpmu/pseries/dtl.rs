@@ -22,7 +22,10 @@
 //!   deregistered (the registration may no longer be ours) nor reused, and
 //!   is leaked rather than freed under a possible writer.
 
-use crate::rpmu::bindings;
+use crate::rpmu::{
+    bindings,
+    perf::{AuxWindow, PmuDriver},
+};
 use core::{cell::UnsafeCell, mem::ManuallyDrop, ptr::addr_of_mut, ptr::NonNull};
 use kernel::{
     cpu::CpuId,
@@ -34,6 +37,8 @@ use kernel::{
 pub const DTL_BYTES: usize = 4096;
 /// Size of a DTL entry (`struct dtl_entry`).
 pub const DTL_ENTRY_BYTES: usize = 48;
+/// 8-byte words in a DTL entry.
+pub const DTL_ENTRY_WORDS: usize = DTL_ENTRY_BYTES / 8;
 /// Entries in a DTL buffer (`N_DISPATCH_LOG`).
 pub const DTL_ENTRIES: usize = DTL_BYTES / DTL_ENTRY_BYTES;
 
@@ -74,9 +79,11 @@ const REREGISTERED: u32 = 2;
 ///   `registered` is true, and for ever after a displacement (see `Drop`).
 /// - A `Kernel` ring points at the CPU's `dispatch_log`, allocated at boot
 ///   and never freed under native accounting.
+/// - `lppaca` is the CPU's lppaca, which lives as long as the kernel.
 pub struct DtlBuffer {
     ring: Ring,
     cpu: CpuId,
+    lppaca: NonNull<bindings::lppaca>,
     hwcpu: i32,
     registered: Atomic<bool>,
     /// `Shared`: the enable-mask bits this buffer added (and takes back).
@@ -94,7 +101,9 @@ pub struct DtlBuffer {
 }
 
 // SAFETY: The ring is only written by the hypervisor and read with volatile
-// copies; the other fields are plain values or atomics.
+// copies; the lppaca is the CPU's, shared with the hypervisor and accessed
+// with volatile reads and writes; the other fields are plain values or
+// atomics.
 unsafe impl Send for DtlBuffer {}
 // SAFETY: As above.
 unsafe impl Sync for DtlBuffer {}
@@ -116,6 +125,10 @@ impl DtlBuffer {
     /// CPU has one DTL.
     pub fn new(cpu: CpuId) -> Result<Self> {
         let claim = Claim::take(cpu)?;
+        // SAFETY: `cpu` is a possible CPU; every possible CPU has an lppaca
+        // for the kernel's lifetime.
+        let lppaca =
+            NonNull::new(unsafe { bindings::rpmu_lppaca_of(i32::from(cpu)) }).ok_or(ENODEV)?;
         let ring = match kernel_ring(cpu).filter(|_| native_accounting()) {
             Some(p) => Ring::Kernel(p),
             None => {
@@ -131,10 +144,11 @@ impl DtlBuffer {
         // SAFETY: `cpu` is a possible CPU; its paca is set up at boot.
         let hwcpu = unsafe { bindings::rpmu_hard_smp_processor_id(i32::from(cpu)) };
         // INVARIANT: `cpu` is a `CpuId`; not registered yet; a kernel ring
-        // is only used under native accounting.
+        // is only used under native accounting; `lppaca` is the CPU's.
         Ok(Self {
             ring,
             cpu,
+            lppaca,
             hwcpu,
             registered: Atomic::new(false),
             added: Atomic::new(0),
@@ -164,10 +178,9 @@ impl DtlBuffer {
         }
     }
 
+    /// The CPU's lppaca, valid for the kernel's lifetime (invariant).
     fn lppaca(&self) -> *mut bindings::lppaca {
-        // SAFETY: `cpu` is a possible CPU (invariant); every possible CPU has
-        // an lppaca for the kernel's lifetime.
-        unsafe { bindings::rpmu_lppaca_of(i32::from(self.cpu)) }
+        self.lppaca.as_ptr()
     }
 
     /// The CPU's current DTL enable mask.
@@ -397,25 +410,69 @@ impl DtlBuffer {
         u32::from_be(raw)
     }
 
-    /// Copies `len` entries starting at ring slot `slot` into `dst`, with
-    /// volatile reads: the hypervisor may be writing. Fails with `EINVAL`,
-    /// copying nothing, if the slots are outside the ring or `dst` cannot
-    /// hold them.
-    pub fn copy_slots(&self, slot: usize, len: usize, dst: &mut [u8]) -> Result {
-        let end = slot.checked_add(len).ok_or(EINVAL)?;
-        let bytes = len.checked_mul(DTL_ENTRY_BYTES).ok_or(EINVAL)?;
-        if end > DTL_ENTRIES || dst.len() < bytes {
+    /// The timebase of the entry in ring slot `slot` (a volatile load of
+    /// its big-endian word); `None` if the slot is outside the ring.
+    #[inline]
+    pub fn timebase(&self, slot: usize) -> Option<u64> {
+        if slot >= DTL_ENTRIES {
+            return None;
+        }
+        // SAFETY: Word 2 of a slot inside the ring (checked above), which is
+        // 8-byte aligned and allocated (invariants).
+        let w = unsafe {
+            core::ptr::read_volatile(self.base().cast::<u64>().add(slot * DTL_ENTRY_WORDS + 2))
+        };
+        Some(u64::from_be(w))
+    }
+
+    /// Copies the `len` entries from ring slot `slot` on into `win` at byte
+    /// offset `off`, in one `memcpy`, as the C readers copy the ring. Fails
+    /// with `EINVAL`, copying nothing, if the slots are outside the ring or
+    /// the bytes outside the window.
+    pub fn copy_to_aux<T: PmuDriver>(
+        &self,
+        slot: usize,
+        len: usize,
+        win: &mut AuxWindow<'_, '_, T>,
+        off: usize,
+    ) -> Result {
+        if slot.checked_add(len).is_none_or(|end| end > DTL_ENTRIES) {
             return Err(EINVAL);
         }
-        let src = self.base().cast::<u64>();
-        let first = slot * DTL_ENTRY_BYTES / 8;
-        for (i, chunk) in dst[..bytes].chunks_exact_mut(8).enumerate() {
-            // SAFETY: `first + i` is within the 512-word ring (checked above),
-            // which is 8-byte aligned and allocated (invariants).
-            let w = unsafe { core::ptr::read_volatile(src.add(first + i)) };
-            chunk.copy_from_slice(&w.to_ne_bytes());
+        // SAFETY: `slot + len` is within the ring (checked above), which is
+        // allocated (invariants); the hypervisor may write it meanwhile,
+        // which `copy_from` allows.
+        let ok = unsafe {
+            win.copy_from(
+                off,
+                self.base().add(slot * DTL_ENTRY_BYTES),
+                len * DTL_ENTRY_BYTES,
+            )
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(EINVAL)
         }
-        Ok(())
+    }
+
+    /// The entry in ring slot `slot` as its [`DTL_ENTRY_WORDS`] 8-byte
+    /// words (native-endian loads of the big-endian entry), read with
+    /// volatile loads: the hypervisor may be writing. `None` if the slot is
+    /// outside the ring.
+    #[inline]
+    pub fn load_slot(&self, slot: usize) -> Option<[u64; DTL_ENTRY_WORDS]> {
+        if slot >= DTL_ENTRIES {
+            return None;
+        }
+        let src = self.base().cast::<u64>();
+        let first = slot * DTL_ENTRY_WORDS;
+        Some(core::array::from_fn(|w| {
+            // SAFETY: `first + w` is below `DTL_ENTRIES * DTL_ENTRY_WORDS`
+            // (510), within the 512-word ring, which is 8-byte aligned and
+            // allocated (invariants).
+            unsafe { core::ptr::read_volatile(src.add(first + w)) }
+        }))
     }
 }
 

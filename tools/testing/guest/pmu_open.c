@@ -18,10 +18,17 @@
  *                                  map a 4-page AUX area writable (normal
  *                                  mode) or read-only (snapshot mode);
  *                                  exits 0 if the mapping succeeded
+ *   pmu_open read-loop <pmu> <config> <cpu> <n>
+ *                                  open a counting event, pin this process
+ *                                  to <cpu> and read() it n times; prints
+ *                                  "reads=<n> ns_per_read=<t>" (monotonic
+ *                                  clock), the cost of a read syscall with
+ *                                  the driver's pmu->read inside it
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +36,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int test_no;
@@ -345,6 +353,39 @@ int main(int argc, char **argv)
 			}
 			usleep(2000);
 		}
+		close(fd);
+		return 0;
+	}
+	if (argc >= 6 && !strcmp(argv[1], "read-loop")) {
+		long n = atol(argv[5]);
+		struct timespec t0, t1;
+		unsigned long long v;
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(atoi(argv[4]), &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			perror("sched_setaffinity");
+			return 1;
+		}
+		base_attr(&a, pmu_type(argv[2]), strtoull(argv[3], NULL, 0));
+		a.disabled = 0;
+		a.sample_period = 0;
+		fd = open_event(&a, -1, atoi(argv[4]));
+		if (fd < 0) {
+			perror("perf_event_open");
+			return 1;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (long i = 0; i < n; i++) {
+			if (read(fd, &v, sizeof(v)) != sizeof(v)) {
+				perror("read");
+				return 1;
+			}
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("reads=%ld ns_per_read=%lld\n", n,
+		       ((t1.tv_sec - t0.tv_sec) * 1000000000LL + t1.tv_nsec - t0.tv_nsec) / (n ? n : 1));
 		close(fd);
 		return 0;
 	}

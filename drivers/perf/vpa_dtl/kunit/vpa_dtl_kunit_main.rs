@@ -48,7 +48,7 @@ mod cases {
             cpu::CpuId,
             pseries::{
                 self,
-                dtl::{DtlBuffer, DTL_ENTRIES, DTL_ENTRY_BYTES},
+                dtl::{DtlBuffer, DTL_ENTRIES, DTL_ENTRY_BYTES, DTL_ENTRY_WORDS},
             },
         },
     };
@@ -110,16 +110,16 @@ mod cases {
     }
 
     #[test]
-    fn dtl_copy_refuses_out_of_ring_slots() {
-        // Out-of-ring slots and short destinations are errors, never a
-        // panic or an access beyond the 4 KiB ring.
+    fn dtl_load_refuses_out_of_ring_slots() {
+        // Out-of-ring slots are refused, never a panic or an access beyond
+        // the 4 KiB ring.
         let cpu = CpuId::current();
         let buf = DtlBuffer::new(cpu).expect("alloc");
-        let mut dst = [0u8; 2 * DTL_ENTRY_BYTES];
-        assert!(buf.copy_slots(DTL_ENTRIES - 2, 2, &mut dst).is_ok());
-        assert_eq!(buf.copy_slots(DTL_ENTRIES - 1, 2, &mut dst), Err(EINVAL));
-        assert_eq!(buf.copy_slots(usize::MAX, 2, &mut dst), Err(EINVAL));
-        assert_eq!(buf.copy_slots(0, 3, &mut dst), Err(EINVAL));
+        assert!(buf.load_slot(0).is_some());
+        assert!(buf.load_slot(DTL_ENTRIES - 1).is_some());
+        assert!(buf.load_slot(DTL_ENTRIES).is_none());
+        assert!(buf.load_slot(usize::MAX).is_none());
+        assert_eq!(DTL_ENTRY_WORDS * 8, DTL_ENTRY_BYTES);
         assert!(!buf.is_registered());
     }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Checks on the entries a poll copied out of the ring, before any of them
-//! reaches the AUX area.
+//! is committed to the AUX area.
 //!
 //! A DTL slot that the hypervisor has not written since the buffer was
 //! registered holds zeroes or an entry of an earlier session; a ring that
@@ -15,17 +15,59 @@
 use super::record::{DTL_CEDE, DTL_FAULT, DTL_PREEMPT};
 use super::ring::ENTRY_SIZE;
 
-/// Byte offset of the big-endian timebase in an entry.
-const TIMEBASE_OFFSET: usize = 16;
-/// Byte offset of `preempt_reason`.
-const PREEMPT_REASON_OFFSET: usize = 1;
+/// 8-byte words in an entry.
+pub const WORDS: usize = ENTRY_SIZE / 8;
 
-/// The timebase of the entry at the start of `entry` (0 if too short).
-pub fn timebase(entry: &[u8]) -> u64 {
-    entry
-        .get(TIMEBASE_OFFSET..TIMEBASE_OFFSET + 8)
-        .and_then(|b| b.try_into().ok())
-        .map_or(0, u64::from_be_bytes)
+/// One entry as its six words, each loaded in native byte order (the
+/// entry's fields are big-endian; [`timebase`] and [`reason`] decode them).
+pub type Words = [u64; WORDS];
+
+/// Word holding the big-endian timebase (bytes 16..24).
+const TIMEBASE_WORD: usize = 2;
+/// Byte of word 0 holding `preempt_reason`.
+const PREEMPT_REASON_BYTE: usize = 1;
+
+/// Entries stored back to back, addressed by index and moved by whole
+/// words: a scratch buffer, or the AUX area a poll copies into directly.
+pub trait Batch {
+    /// Word `w` (below [`WORDS`]) of entry `i`; 0 if `i` is out of range.
+    fn word(&self, i: usize, w: usize) -> u64;
+    /// Sets entry `i`; does nothing if `i` is out of range.
+    fn store(&mut self, i: usize, e: &Words);
+
+    /// Entry `i` (zeroes if out of range).
+    fn load(&self, i: usize) -> Words {
+        core::array::from_fn(|w| self.word(i, w))
+    }
+}
+
+/// A byte buffer as a batch: entry `i` is `self[48 * i..48 * i + 48]`.
+impl Batch for [u8] {
+    fn word(&self, i: usize, w: usize) -> u64 {
+        let at = i * ENTRY_SIZE + w * 8;
+        self.get(at..at + 8)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, u64::from_ne_bytes)
+    }
+
+    fn store(&mut self, i: usize, e: &Words) {
+        let at = i * ENTRY_SIZE;
+        if let Some(dst) = self.get_mut(at..at + ENTRY_SIZE) {
+            for (d, w) in dst.chunks_exact_mut(8).zip(e) {
+                d.copy_from_slice(&w.to_ne_bytes());
+            }
+        }
+    }
+}
+
+/// The timebase of entry `i`.
+pub fn timebase<B: Batch + ?Sized>(b: &B, i: usize) -> u64 {
+    u64::from_be(b.word(i, TIMEBASE_WORD))
+}
+
+/// The `preempt_reason` of entry `i`.
+pub fn reason<B: Batch + ?Sized>(b: &B, i: usize) -> u8 {
+    b.word(i, 0).to_ne_bytes()[PREEMPT_REASON_BYTE]
 }
 
 /// The enable-mask bit under which the hypervisor logs an entry with this
@@ -42,63 +84,114 @@ pub fn kind(preempt_reason: u8) -> Option<u8> {
     }
 }
 
-/// Whether the oldest entry of `batch` was overwritten by one newer than
-/// the entry after it: the writer reached the oldest slot of a full ring
-/// (the next one it writes) before publishing it. Only a writer concurrent
-/// with the reader can be caught half way like that (PHYP logs a processor
-/// when it dispatches it, never while the reader runs there). Such an entry
-/// is out of place, not stale: it is counted lost, not taken for a ring no
-/// longer written.
-pub fn oldest_lapped(batch: &[u8]) -> bool {
-    let mut it = batch.chunks_exact(ENTRY_SIZE);
-    match (it.next(), it.next()) {
-        (Some(a), Some(b)) => timebase(a) > timebase(b) && timebase(b) != 0,
-        _ => false,
+/// Whether entry `i`, the oldest of those up to `end`, was overwritten by
+/// one newer than the entry after it: the writer reached the oldest slot of
+/// a full ring (the next one it writes) before publishing it. Only a writer
+/// concurrent with the reader can be caught half way like that (PHYP logs a
+/// processor when it dispatches it, never while the reader runs there).
+/// Such an entry is out of place, not stale: it is counted lost, not taken
+/// for a ring no longer written.
+pub fn oldest_lapped<B: Batch + ?Sized>(b: &B, i: usize, end: usize) -> bool {
+    if i + 1 >= end {
+        return false;
     }
+    let (a, n) = (timebase(b, i), timebase(b, i + 1));
+    a > n && n != 0
 }
 
-/// The leading entries of `batch` (whole entries, oldest first) that are
-/// fresh: a timebase that is non-zero, below 2^63 (perf reads it as signed),
-/// not before `floor`, and not before the previous entry's; an entry with
-/// the previous one's timebase must differ from it (a slot no longer written
-/// can hold the entry taken last, `prev`). Returns their number and the
-/// timebase of the last of them (`floor` if none).
-pub fn fresh_prefix(batch: &[u8], floor: u64, prev: &[u8]) -> (usize, u64) {
+/// Whether an entry with timebase `tb` is fresh after one with `last_tb`:
+/// non-zero, below 2^63 (perf reads it as signed), not before `last_tb`,
+/// and, with the same timebase, a different entry (`same` says whether it
+/// is the same; asked only then).
+#[inline]
+pub fn fresh(tb: u64, last_tb: u64, same: impl FnOnce() -> bool) -> bool {
+    tb != 0 && tb >> 63 == 0 && tb >= last_tb && !(tb == last_tb && same())
+}
+
+/// How many of `n` entries, from the first on, are [`fresh`] after `floor`,
+/// given their timebases (`tb(i)`) and whether each equals the previous one
+/// (`same(i)`: entry 0 against the last one taken before); and the
+/// timebase of the last of them (`floor` if none). The rule of [`take`],
+/// for entries that are checked where they lie.
+pub fn fresh_run(
+    n: usize,
+    mut tb: impl FnMut(usize) -> u64,
+    mut same: impl FnMut(usize) -> bool,
+    floor: u64,
+) -> (usize, u64) {
     let mut last = floor;
-    let mut before = prev;
-    let mut n = 0;
-    for e in batch.chunks_exact(ENTRY_SIZE) {
-        let tb = timebase(e);
-        if tb == 0 || tb >> 63 != 0 || tb < last || (tb == last && e == before) {
-            break;
+    for i in 0..n {
+        let t = tb(i);
+        if !fresh(t, last, || same(i)) {
+            return (i, last);
         }
-        last = tb;
-        before = e;
-        n += 1;
+        last = t;
     }
     (n, last)
 }
 
-/// Removes from the first `n` entries of `batch`, in place and in order,
-/// those whose [`kind`] is one of `drop_kinds`; entries of no known kind
-/// are kept. Returns how many remain at the front.
-pub fn filter_kinds(batch: &mut [u8], n: usize, drop_kinds: u8) -> usize {
-    if drop_kinds == 0 {
-        return n;
-    }
-    let mut kept = 0;
+/// What [`take`] made of a run of entries.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Pass {
+    /// Every entry asked for could be loaded.
+    pub loaded: bool,
+    /// Leading entries that are fresh.
+    pub fresh: usize,
+    /// Of those, the ones of kinds not dropped: stored at the front of the
+    /// batch, in order.
+    pub kept: usize,
+    /// The timebase of the last fresh entry (`floor` if none).
+    pub last_tb: u64,
+    /// The last fresh entry (`prev` if none).
+    pub last: Words,
+}
+
+/// Takes the fresh entries of `n` loaded in order by `load` (given `dst`
+/// and an index below `n`), in one pass, and stores those of kinds not in
+/// `drop_kinds` at the front of `dst` (entries of no known kind are kept).
+///
+/// An entry is [`fresh`] after `floor` and the previous fresh entry (a slot
+/// no longer written can hold the entry taken last, `prev`). The pass stops
+/// at the first entry that is not fresh, or that cannot be loaded.
+///
+/// Every decision is made on the loaded words, never on what was stored, so
+/// `dst` may be memory that someone else can write (the AUX area). `load`
+/// may read `dst` itself: an entry is stored at an index no greater than
+/// the one it was loaded from, so an in-place pass from index `i` on loads
+/// `i + k` for the `k`-th entry.
+pub fn take<B: Batch + ?Sized>(
+    dst: &mut B,
+    n: usize,
+    mut load: impl FnMut(&B, usize) -> Option<Words>,
+    floor: u64,
+    prev: &Words,
+    drop_kinds: u8,
+) -> Pass {
+    let mut p = Pass {
+        loaded: true,
+        fresh: 0,
+        kept: 0,
+        last_tb: floor,
+        last: *prev,
+    };
     for i in 0..n {
-        let at = i * ENTRY_SIZE;
-        let Some(&reason) = batch.get(at + PREEMPT_REASON_OFFSET) else {
+        let Some(e) = load(dst, i) else {
+            p.loaded = false;
             break;
         };
-        if kind(reason).is_some_and(|k| k & drop_kinds != 0) {
+        let tb = u64::from_be(e[TIMEBASE_WORD]);
+        if !fresh(tb, p.last_tb, || e == p.last) {
+            break;
+        }
+        p.fresh += 1;
+        p.last_tb = tb;
+        p.last = e;
+        let reason = e[0].to_ne_bytes()[PREEMPT_REASON_BYTE];
+        if drop_kinds != 0 && kind(reason).is_some_and(|k| k & drop_kinds != 0) {
             continue;
         }
-        if kept != i {
-            batch.copy_within(at..at + ENTRY_SIZE, kept * ENTRY_SIZE);
-        }
-        kept += 1;
+        dst.store(p.kept, &e);
+        p.kept += 1;
     }
-    kept
+    p
 }

@@ -90,9 +90,15 @@ impl DtlEntry {
 /// `tools/perf/util/powerpc-vpadtl.c` reads).
 pub fn header(boot_tb: u64, tb_freq: u64) -> [u8; ENTRY_SIZE] {
     let mut b = [0u8; ENTRY_SIZE];
-    b[0..8].copy_from_slice(&boot_tb.to_ne_bytes());
-    b[8..16].copy_from_slice(&tb_freq.to_ne_bytes());
+    for (d, w) in b.chunks_exact_mut(8).zip(header_words(boot_tb, tb_freq)) {
+        d.copy_from_slice(&w.to_ne_bytes());
+    }
     b
+}
+
+/// [`header`] as the words of its bytes (see [`super::entries::Words`]).
+pub fn header_words(boot_tb: u64, tb_freq: u64) -> [u64; ENTRY_SIZE / 8] {
+    [boot_tb, tb_freq, 0, 0, 0, 0]
 }
 
 /// Derives the boot timebase from one reading of the timebase and of the

@@ -143,3 +143,85 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// The pass over a poll's entries against a model: the fresh entries
+    /// are the longest run in timebase order (equal timebases only between
+    /// different entries), and exactly those of kinds not dropped are
+    /// stored, in order, at the front; in place from any entry on, or from
+    /// another source.
+    #[test]
+    fn take_matches_the_model(
+        tbs in prop::collection::vec((0u64..40, 0u8..8), 0..20),
+        from in 0usize..20,
+        floor in 0u64..40,
+        drop_kinds in 0u8..8,
+        in_place: bool,
+    ) {
+        use vpa_dtl_logic::entries::{self, Batch};
+        let mut src = vec![0u8; tbs.len() * ring::ENTRY_SIZE];
+        for (i, &(tb, reason)) in tbs.iter().enumerate() {
+            let e = record::DtlEntry { preempt_reason: reason, timebase: tb, ..Default::default() };
+            src[i * 48..i * 48 + 48].copy_from_slice(&e.to_be_bytes());
+        }
+        let from = from.min(tbs.len());
+        let none = [0u64; entries::WORDS];
+        let n = tbs.len() - from;
+        let mut dst = if in_place { src.clone() } else { vec![0u8; src.len()] };
+        let p = if in_place {
+            entries::take(&mut dst[..], n, |b, i| Some(b.load(from + i)), floor, &none, drop_kinds)
+        } else {
+            entries::take(&mut dst[..], n, |_, i| Some(src[..].load(from + i)), floor, &none, drop_kinds)
+        };
+        // The model.
+        let mut fresh = 0;
+        let mut prev: Option<(u64, u8)> = None;
+        let mut last = floor;
+        for &(tb, reason) in &tbs[from..] {
+            if tb == 0 || tb < last || (tb == last && prev == Some((tb, reason))) {
+                break;
+            }
+            fresh += 1;
+            last = tb;
+            prev = Some((tb, reason));
+        }
+        let kept: Vec<(u64, u8)> = tbs[from..from + fresh]
+            .iter()
+            .copied()
+            .filter(|&(_, r)| !entries::kind(r).is_some_and(|k| k & drop_kinds != 0))
+            .collect();
+        prop_assert!(p.loaded);
+        prop_assert_eq!((p.fresh, p.kept, p.last_tb), (fresh, kept.len(), last));
+        if fresh > 0 {
+            prop_assert_eq!(p.last, src[..].load(from + fresh - 1));
+        }
+        for (i, &(tb, r)) in kept.iter().enumerate() {
+            prop_assert_eq!(entries::timebase(&dst[..], i), tb);
+            prop_assert_eq!(entries::reason(&dst[..], i), r);
+        }
+    }
+}
+
+proptest! {
+    /// Checking entries where they lie (`fresh_run`) and taking them
+    /// (`take`) find the same fresh run.
+    #[test]
+    fn fresh_run_matches_take(tbs in prop::collection::vec((0u64..40, 0u8..3), 0..20), floor in 0u64..40) {
+        use vpa_dtl_logic::entries::{self, Batch};
+        let mut src = vec![0u8; tbs.len() * ring::ENTRY_SIZE];
+        for (i, &(tb, reason)) in tbs.iter().enumerate() {
+            let e = record::DtlEntry { preempt_reason: reason, timebase: tb, ..Default::default() };
+            src[i * 48..i * 48 + 48].copy_from_slice(&e.to_be_bytes());
+        }
+        let none = [0u64; entries::WORDS];
+        let mut dst = vec![0u8; src.len()];
+        let p = entries::take(&mut dst[..], tbs.len(), |_, i| Some(src[..].load(i)), floor, &none, 0);
+        let run = entries::fresh_run(
+            tbs.len(),
+            |i| entries::timebase(&src[..], i),
+            |i| if i == 0 { src[..].load(0) == none } else { src[..].load(i) == src[..].load(i - 1) },
+            floor,
+        );
+        prop_assert_eq!(run, (p.fresh, p.last_tb));
+    }
+}
