@@ -22,10 +22,7 @@
 //!   deregistered (the registration may no longer be ours) nor reused, and
 //!   is leaked rather than freed under a possible writer.
 
-use crate::rpmu::{
-    bindings,
-    perf::{AuxWindow, PmuDriver},
-};
+use crate::rpmu::bindings;
 use core::{cell::UnsafeCell, mem::ManuallyDrop, ptr::addr_of_mut, ptr::NonNull};
 use kernel::{
     cpu::CpuId,
@@ -43,6 +40,7 @@ pub const DTL_ENTRY_WORDS: usize = DTL_ENTRY_BYTES / 8;
 pub const DTL_ENTRIES: usize = DTL_BYTES / DTL_ENTRY_BYTES;
 
 mod claim;
+mod read;
 mod types;
 use claim::Claim;
 pub use claim::MAX_CPUS;
@@ -408,71 +406,6 @@ impl DtlBuffer {
         // SAFETY: `lp` is valid; a big-endian word the hypervisor updates.
         let raw = unsafe { core::ptr::read_volatile(addr_of_mut!((*lp).yield_count)) };
         u32::from_be(raw)
-    }
-
-    /// The timebase of the entry in ring slot `slot` (a volatile load of
-    /// its big-endian word); `None` if the slot is outside the ring.
-    #[inline]
-    pub fn timebase(&self, slot: usize) -> Option<u64> {
-        if slot >= DTL_ENTRIES {
-            return None;
-        }
-        // SAFETY: Word 2 of a slot inside the ring (checked above), which is
-        // 8-byte aligned and allocated (invariants).
-        let w = unsafe {
-            core::ptr::read_volatile(self.base().cast::<u64>().add(slot * DTL_ENTRY_WORDS + 2))
-        };
-        Some(u64::from_be(w))
-    }
-
-    /// Copies the `len` entries from ring slot `slot` on into `win` at byte
-    /// offset `off`, in one `memcpy`, as the C readers copy the ring. Fails
-    /// with `EINVAL`, copying nothing, if the slots are outside the ring or
-    /// the bytes outside the window.
-    pub fn copy_to_aux<T: PmuDriver>(
-        &self,
-        slot: usize,
-        len: usize,
-        win: &mut AuxWindow<'_, '_, T>,
-        off: usize,
-    ) -> Result {
-        if slot.checked_add(len).is_none_or(|end| end > DTL_ENTRIES) {
-            return Err(EINVAL);
-        }
-        // SAFETY: `slot + len` is within the ring (checked above), which is
-        // allocated (invariants); the hypervisor may write it meanwhile,
-        // which `copy_from` allows.
-        let ok = unsafe {
-            win.copy_from(
-                off,
-                self.base().add(slot * DTL_ENTRY_BYTES),
-                len * DTL_ENTRY_BYTES,
-            )
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err(EINVAL)
-        }
-    }
-
-    /// The entry in ring slot `slot` as its [`DTL_ENTRY_WORDS`] 8-byte
-    /// words (native-endian loads of the big-endian entry), read with
-    /// volatile loads: the hypervisor may be writing. `None` if the slot is
-    /// outside the ring.
-    #[inline]
-    pub fn load_slot(&self, slot: usize) -> Option<[u64; DTL_ENTRY_WORDS]> {
-        if slot >= DTL_ENTRIES {
-            return None;
-        }
-        let src = self.base().cast::<u64>();
-        let first = slot * DTL_ENTRY_WORDS;
-        Some(core::array::from_fn(|w| {
-            // SAFETY: `first + w` is below `DTL_ENTRIES * DTL_ENTRY_WORDS`
-            // (510), within the 512-word ring, which is 8-byte aligned and
-            // allocated (invariants).
-            unsafe { core::ptr::read_volatile(src.add(first + w)) }
-        }))
     }
 }
 
