@@ -36,15 +36,22 @@ run() {
 	echo "BENCH vpa_dtl drv=$drv run=$name sim=\"$simargs\" secs=$secs cpus=$ncpu $t ${res:-injected=0 captured=0 lost=0}"
 }
 
+# reps NAME SEED0 "SIM PARAMS" PERIOD SECONDS: REPS runs NAME_1.., seeds
+# SEED0+1..
+reps() {
+	r_name=$1 r_seed=$2 r_sim=$3 r_period=$4 r_secs=$5
+	for r_rep in $(seq 1 "$REPS"); do
+		run "${r_name}_$r_rep" "seed=$((r_seed + r_rep)) $r_sim" \
+			-e vpa_dtl/dtl_cede/ -c "$r_period" -- sleep "$r_secs"
+	done
+}
+
 # series PREFIX SEED0 PERIOD SECONDS RATE...: REPS runs at each rate.
 series() {
 	s_pre=$1 s_seed=$2 s_period=$3 s_secs=$4
 	shift 4
 	for s_rate in "$@"; do
-		for s_rep in $(seq 1 "$REPS"); do
-			run "${s_pre}_r${s_rate}_$s_rep" "seed=$((s_seed + s_rep)) rate=$s_rate" \
-				-e vpa_dtl/dtl_cede/ -c "$s_period" -- sleep "$s_secs"
-		done
+		reps "${s_pre}_r$s_rate" "$s_seed" "rate=$s_rate" "$s_period" "$s_secs"
 	done
 }
 
@@ -57,9 +64,7 @@ fi
 if part idle; then
 	echo
 	echo "== timer wakeups with the event open and no DTL traffic (-c 1000000)"
-	for rep in $(seq 1 "$REPS"); do
-		run "idle_$rep" "seed=$((80 + rep)) rate=0" -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 2
-	done
+	reps idle 80 "rate=0" 1000000 2
 fi
 
 if part sweep; then
@@ -71,8 +76,6 @@ fi
 if part burst; then
 	echo
 	echo "== entries kept per 120-entry overrun burst (-c 1000000)"
-	for rep in $(seq 1 "$REPS"); do
-		run "burst_$rep" "seed=$((60 + rep)) rate=0 burst_every=20 burst_len=120" -e vpa_dtl/dtl_cede/ -c 1000000 -- sleep 1
-	done
+	reps burst 60 "rate=0 burst_every=20 burst_len=120" 1000000 1
 fi
 ok "bench runs completed" test -n "$(ls /tmp/*.check 2>/dev/null)"
