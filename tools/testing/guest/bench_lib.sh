@@ -6,9 +6,10 @@
 #     the callback's address) and timer:hrtimer_expire_exit. The tracepoints
 #     cost the same whichever driver's callback they bracket.
 #   - probe_on/probe_off: a kprobe and a kretprobe (tracefs kprobe events)
-#     on any function. Their cost falls inside each span and depends on the
-#     function's first instructions (whether the kprobe can be optimised to
-#     a branch): not comparable between two drivers' functions.
+#     on any function. Their cost falls inside each span and differs from
+#     one probed function to another (under -icount, 1,750 instructions on
+#     hrtimer_forward, more than the C driver's whole probed callback): not
+#     comparable between two drivers' functions.
 # A span is from its entry event to its exit event on the same CPU, in the
 # trace clock: the timebase on pseries (ppc-tb), the local clock elsewhere.
 TR=/sys/kernel/tracing
