@@ -27,21 +27,18 @@ use kernel::{
 };
 
 /// A `raw_spinlock_t` held with interrupts disabled
-/// (`raw_spin_lock_irqsave`). Create one with [`new_raw_spinlock_irq!`].
+/// (`raw_spin_lock_irqsave`). Create one with [`new_raw_spinlock!`].
 pub type RawSpinLockIrq<T> = Lock<T, RawSpinLockIrqBackend>;
 
-/// Creates a [`RawSpinLockIrq`] initialiser with a lock class of its own.
+/// Creates a [`RawSpinLockIrq`] or [`RawSpinLock`] initialiser (whichever
+/// the field is) with a lock class of its own.
 #[macro_export]
-macro_rules! new_raw_spinlock_irq {
+macro_rules! new_raw_spinlock {
     ($inner:expr, $name:literal) => {
-        $crate::rpmu::sync::RawSpinLockIrq::new(
-            $inner,
-            kernel::c_str!($name),
-            kernel::static_lock_class!(),
-        )
+        kernel::sync::lock::Lock::new($inner, kernel::c_str!($name), kernel::static_lock_class!())
     };
 }
-pub use crate::new_raw_spinlock_irq;
+pub use crate::new_raw_spinlock;
 
 /// The [`Backend`] of [`RawSpinLockIrq`].
 pub struct RawSpinLockIrqBackend;
@@ -95,19 +92,6 @@ unsafe impl Backend for RawSpinLockIrqBackend {
 /// inconsistent lock state or through `lockdep_assert_irqs_disabled()` in
 /// [`RawSpinLockBackend::lock`].
 pub type RawSpinLock<T> = Lock<T, RawSpinLockBackend>;
-
-/// Creates a [`RawSpinLock`] initialiser with a lock class of its own.
-#[macro_export]
-macro_rules! new_raw_spinlock {
-    ($inner:expr, $name:literal) => {
-        $crate::rpmu::sync::RawSpinLock::new(
-            $inner,
-            kernel::c_str!($name),
-            kernel::static_lock_class!(),
-        )
-    };
-}
-pub use crate::new_raw_spinlock;
 
 /// The [`Backend`] of [`RawSpinLock`].
 pub struct RawSpinLockBackend;

@@ -6,7 +6,7 @@
 use crate::{
     logic::{
         aux_plan,
-        entries::{self, Batch, Words},
+        entries::{self, Words},
         pacer::Pacer,
         record, ring,
     },
@@ -112,7 +112,7 @@ struct Seen {
     readable: u64,
     /// The dispatch count before copying.
     dispatches: u32,
-    /// Kinds the event does not get ([`entries::take`]).
+    /// Kinds the event does not get ([`entries::compact`]).
     drop_kinds: u8,
     /// The ring slot of the span's first entry.
     start: usize,
@@ -210,7 +210,7 @@ fn take_general(buf: &DtlBuffer, c: &mut Cursor, seen: &Seen, b: &mut [u8]) -> T
     let mut copied = true;
     for i in 0..count {
         match buf.load_slot(seen.slot(i)) {
-            Some(e) => b.store(i, &e),
+            Some(e) => entries::store(b, i, &e),
             None => copied = false,
         }
     }
@@ -230,7 +230,7 @@ fn take_general(buf: &DtlBuffer, c: &mut Cursor, seen: &Seen, b: &mut [u8]) -> T
         let at = torn as usize;
         let lapped = entries::oldest_lapped(b, at, count);
         // Loaded again only if it was not already found torn.
-        let changed = !lapped && buf.load_slot(seen.slot(at)) != Some(b.load(at));
+        let changed = !lapped && buf.load_slot(seen.slot(at)) != Some(entries::load(b, at));
         if lapped || changed || buf.published_index() != head_after {
             torn += 1;
         }
@@ -242,8 +242,8 @@ fn take_general(buf: &DtlBuffer, c: &mut Cursor, seen: &Seen, b: &mut [u8]) -> T
     // Never emit a slot the hypervisor did not write for us.
     let p = entries::take(
         b,
+        first,
         count - first,
-        |b, i| Some(b.load(first + i)),
         c.floor,
         &c.last_entry,
         seen.drop_kinds,

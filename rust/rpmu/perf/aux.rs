@@ -303,16 +303,6 @@ pub struct AuxWindow<'o, 'a, T: PmuDriver> {
 }
 
 impl<T: PmuDriver> AuxWindow<'_, '_, T> {
-    /// Bytes reserved.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether nothing is reserved.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Where the word at window offset `off` is in the buffer (a byte
     /// offset, 8-byte aligned, at most `size - 8`), if `off` is 8-byte
     /// aligned and the word within the window.

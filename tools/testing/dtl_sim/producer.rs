@@ -116,7 +116,7 @@ impl Cpu {
                 cpu,
                 hwcpu,
                 params,
-                s <- crate::rpmu::sync::new_raw_spinlock_irq!(
+                s <- crate::rpmu::sync::new_raw_spinlock!(
                     Session {
                         registered: false,
                         ring: Ring(core::ptr::null_mut()),

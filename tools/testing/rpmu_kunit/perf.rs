@@ -13,7 +13,7 @@ use crate::{
             AttrGroup, AttrValue, Capabilities, Capability, Event, EventFlag, EventFlags,
             EventInit, HwState, HwStateBit, PmuDriver, Registration, TaskContext,
         },
-        sync::{new_raw_spinlock_irq, RawSpinLockIrq},
+        sync::{new_raw_spinlock, RawSpinLockIrq},
     },
     rpmu_testing::kernel_counter::KernelCounter,
 };
@@ -52,7 +52,7 @@ struct TestPmu {
 
 fn test_pmu() -> impl PinInit<TestPmu, Error> {
     try_pin_init!(TestPmu {
-        reads <- new_raw_spinlock_irq!(0, "rpmu_kunit_reads"),
+        reads <- new_raw_spinlock!(0, "rpmu_kunit_reads"),
     }? Error)
 }
 

@@ -27,47 +27,38 @@ const TIMEBASE_WORD: usize = 2;
 /// Byte of word 0 holding `preempt_reason`.
 const PREEMPT_REASON_BYTE: usize = 1;
 
-/// Entries stored back to back, addressed by index and moved by whole
-/// words: a scratch buffer, or the AUX area a poll copies into directly.
-pub trait Batch {
-    /// Word `w` (below [`WORDS`]) of entry `i`; 0 if `i` is out of range.
-    fn word(&self, i: usize, w: usize) -> u64;
-    /// Sets entry `i`; does nothing if `i` is out of range.
-    fn store(&mut self, i: usize, e: &Words);
-
-    /// Entry `i` (zeroes if out of range).
-    fn load(&self, i: usize) -> Words {
-        core::array::from_fn(|w| self.word(i, w))
-    }
+/// Entry `i` of `b` (entries back to back, 48 bytes each) as its words;
+/// zeroes if it is not all within `b`.
+pub fn load(b: &[u8], i: usize) -> Words {
+    core::array::from_fn(|w| word(b, i, w))
 }
 
-/// A byte buffer as a batch: entry `i` is `self[48 * i..48 * i + 48]`.
-impl Batch for [u8] {
-    fn word(&self, i: usize, w: usize) -> u64 {
-        let at = i * ENTRY_SIZE + w * 8;
-        self.get(at..at + 8)
-            .and_then(|b| b.try_into().ok())
-            .map_or(0, u64::from_ne_bytes)
-    }
+/// Word `w` of entry `i` of `b` (0 if not within `b`).
+fn word(b: &[u8], i: usize, w: usize) -> u64 {
+    let at = i * ENTRY_SIZE + w * 8;
+    b.get(at..at + 8)
+        .and_then(|x| x.try_into().ok())
+        .map_or(0, u64::from_ne_bytes)
+}
 
-    fn store(&mut self, i: usize, e: &Words) {
-        let at = i * ENTRY_SIZE;
-        if let Some(dst) = self.get_mut(at..at + ENTRY_SIZE) {
-            for (d, w) in dst.chunks_exact_mut(8).zip(e) {
-                d.copy_from_slice(&w.to_ne_bytes());
-            }
+/// Sets entry `i` of `b`; does nothing if it is not all within `b`.
+pub fn store(b: &mut [u8], i: usize, e: &Words) {
+    let at = i * ENTRY_SIZE;
+    if let Some(dst) = b.get_mut(at..at + ENTRY_SIZE) {
+        for (d, w) in dst.chunks_exact_mut(8).zip(e) {
+            d.copy_from_slice(&w.to_ne_bytes());
         }
     }
 }
 
-/// The timebase of entry `i`.
-pub fn timebase<B: Batch + ?Sized>(b: &B, i: usize) -> u64 {
-    u64::from_be(b.word(i, TIMEBASE_WORD))
+/// The timebase of entry `i` of `b` (0 if not within `b`).
+pub fn timebase(b: &[u8], i: usize) -> u64 {
+    u64::from_be(word(b, i, TIMEBASE_WORD))
 }
 
-/// The `preempt_reason` of entry `i`.
-pub fn reason<B: Batch + ?Sized>(b: &B, i: usize) -> u8 {
-    b.word(i, 0).to_ne_bytes()[PREEMPT_REASON_BYTE]
+/// The `preempt_reason` of entry `i` of `b`.
+pub fn reason(b: &[u8], i: usize) -> u8 {
+    word(b, i, 0).to_ne_bytes()[PREEMPT_REASON_BYTE]
 }
 
 /// The enable-mask bit under which the hypervisor logs an entry with this
@@ -91,7 +82,7 @@ pub fn kind(preempt_reason: u8) -> Option<u8> {
 /// processor when it dispatches it, never while the reader runs there).
 /// Such an entry is out of place, not stale: it is counted lost, not taken
 /// for a ring no longer written.
-pub fn oldest_lapped<B: Batch + ?Sized>(b: &B, i: usize, end: usize) -> bool {
+pub fn oldest_lapped(b: &[u8], i: usize, end: usize) -> bool {
     if i + 1 >= end {
         return false;
     }
@@ -111,8 +102,8 @@ pub fn fresh(tb: u64, last_tb: u64, same: impl FnOnce() -> bool) -> bool {
 /// How many of `n` entries, from the first on, are [`fresh`] after `floor`,
 /// given their timebases (`tb(i)`) and whether each equals the previous one
 /// (`same(i)`: entry 0 against the last one taken before); and the
-/// timebase of the last of them (`floor` if none). The rule of [`take`],
-/// for entries that are checked where they lie.
+/// timebase of the last of them (`floor` if none). Entries are checked where
+/// they lie: in the ring, or in a copy ([`take`]).
 pub fn fresh_run(
     n: usize,
     mut tb: impl FnMut(usize) -> u64,
@@ -133,11 +124,9 @@ pub fn fresh_run(
 /// What [`take`] made of a run of entries.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Pass {
-    /// Every entry asked for could be loaded.
-    pub loaded: bool,
     /// Leading entries that are fresh.
     pub fresh: usize,
-    /// Of those, the ones of kinds not dropped: stored at the front of the
+    /// Of those, the ones of kinds not dropped: now at the front of the
     /// batch, in order.
     pub kept: usize,
     /// The timebase of the last fresh entry (`floor` if none).
@@ -146,52 +135,47 @@ pub struct Pass {
     pub last: Words,
 }
 
-/// Takes the fresh entries of `n` loaded in order by `load` (given `dst`
-/// and an index below `n`), in one pass, and stores those of kinds not in
-/// `drop_kinds` at the front of `dst` (entries of no known kind are kept).
-///
-/// An entry is [`fresh`] after `floor` and the previous fresh entry (a slot
-/// no longer written can hold the entry taken last, `prev`). The pass stops
-/// at the first entry that is not fresh, or that cannot be loaded.
-///
-/// Every decision is made on the loaded words, never on what was stored, so
-/// `dst` may be memory that someone else can write (the AUX area). `load`
-/// may read `dst` itself: an entry is stored at an index no greater than
-/// the one it was loaded from, so an in-place pass from index `i` on loads
-/// `i + k` for the `k`-th entry.
-pub fn take<B: Batch + ?Sized>(
-    dst: &mut B,
-    n: usize,
-    mut load: impl FnMut(&B, usize) -> Option<Words>,
-    floor: u64,
-    prev: &Words,
-    drop_kinds: u8,
-) -> Pass {
-    let mut p = Pass {
-        loaded: true,
-        fresh: 0,
-        kept: 0,
-        last_tb: floor,
-        last: *prev,
+/// Takes the fresh entries of the `n` from entry `from` of `b` on
+/// ([`fresh_run`] after `floor` and the entry taken before, `prev`), and
+/// moves those of kinds not in `drop_kinds` to the front of `b`, in order
+/// ([`compact`]).
+pub fn take(b: &mut [u8], from: usize, n: usize, floor: u64, prev: &Words, drop_kinds: u8) -> Pass {
+    let (fresh, last_tb) = fresh_run(
+        n,
+        |i| timebase(b, from + i),
+        |i| match i {
+            0 => load(b, from) == *prev,
+            _ => load(b, from + i) == load(b, from + i - 1),
+        },
+        floor,
+    );
+    let last = if fresh > 0 {
+        load(b, from + fresh - 1)
+    } else {
+        *prev
     };
-    for i in 0..n {
-        let Some(e) = load(dst, i) else {
-            p.loaded = false;
-            break;
-        };
-        let tb = u64::from_be(e[TIMEBASE_WORD]);
-        if !fresh(tb, p.last_tb, || e == p.last) {
-            break;
-        }
-        p.fresh += 1;
-        p.last_tb = tb;
-        p.last = e;
-        let reason = e[0].to_ne_bytes()[PREEMPT_REASON_BYTE];
-        if drop_kinds != 0 && kind(reason).is_some_and(|k| k & drop_kinds != 0) {
+    Pass {
+        fresh,
+        kept: compact(b, from, fresh, drop_kinds),
+        last_tb,
+        last,
+    }
+}
+
+/// Keeps, of the `n` entries of `b` from entry `from` on, those whose
+/// [`kind`] is not one of `drop_kinds` (entries of no known kind are kept),
+/// moved in order to the front of `b`. Returns how many were kept.
+pub fn compact(b: &mut [u8], from: usize, n: usize, drop_kinds: u8) -> usize {
+    let mut kept = 0;
+    for i in from..from + n {
+        if drop_kinds != 0 && kind(reason(b, i)).is_some_and(|k| k & drop_kinds != 0) {
             continue;
         }
-        dst.store(p.kept, &e);
-        p.kept += 1;
+        if kept != i {
+            let e = load(b, i);
+            store(b, kept, &e);
+        }
+        kept += 1;
     }
-    p
+    kept
 }

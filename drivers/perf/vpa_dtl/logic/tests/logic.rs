@@ -158,7 +158,7 @@ proptest! {
         drop_kinds in 0u8..8,
         in_place: bool,
     ) {
-        use vpa_dtl_logic::entries::{self, Batch};
+        use vpa_dtl_logic::entries;
         let mut src = vec![0u8; tbs.len() * ring::ENTRY_SIZE];
         for (i, &(tb, reason)) in tbs.iter().enumerate() {
             let e = record::DtlEntry { preempt_reason: reason, timebase: tb, ..Default::default() };
@@ -167,12 +167,21 @@ proptest! {
         let from = from.min(tbs.len());
         let none = [0u64; entries::WORDS];
         let n = tbs.len() - from;
-        let mut dst = if in_place { src.clone() } else { vec![0u8; src.len()] };
-        let p = if in_place {
-            entries::take(&mut dst[..], n, |b, i| Some(b.load(from + i)), floor, &none, drop_kinds)
-        } else {
-            entries::take(&mut dst[..], n, |_, i| Some(src[..].load(from + i)), floor, &none, drop_kinds)
-        };
+        let mut dst = src.clone();
+        let p = entries::take(&mut dst[..], from, n, floor, &none, drop_kinds);
+        // Checked where they lie (as in the ring), not in the copy.
+        if !in_place {
+            let run = entries::fresh_run(
+                n,
+                |i| entries::timebase(&src[..], from + i),
+                |i| match i {
+                    0 => entries::load(&src[..], from) == none,
+                    _ => entries::load(&src[..], from + i) == entries::load(&src[..], from + i - 1),
+                },
+                floor,
+            );
+            prop_assert_eq!(run, (p.fresh, p.last_tb));
+        }
         // The model.
         let mut fresh = 0;
         let mut prev: Option<(u64, u8)> = None;
@@ -190,10 +199,9 @@ proptest! {
             .copied()
             .filter(|&(_, r)| !entries::kind(r).is_some_and(|k| k & drop_kinds != 0))
             .collect();
-        prop_assert!(p.loaded);
         prop_assert_eq!((p.fresh, p.kept, p.last_tb), (fresh, kept.len(), last));
         if fresh > 0 {
-            prop_assert_eq!(p.last, src[..].load(from + fresh - 1));
+            prop_assert_eq!(p.last, entries::load(&src[..], from + fresh - 1));
         }
         for (i, &(tb, r)) in kept.iter().enumerate() {
             prop_assert_eq!(entries::timebase(&dst[..], i), tb);
@@ -203,23 +211,25 @@ proptest! {
 }
 
 proptest! {
-    /// Checking entries where they lie (`fresh_run`) and taking them
-    /// (`take`) find the same fresh run.
+    /// Checking entries where they lie, as the direct path checks the ring
+    /// (`fresh_run`), and in a copy, as the scratch path does (`take`), find
+    /// the same fresh run.
     #[test]
     fn fresh_run_matches_take(tbs in prop::collection::vec((0u64..40, 0u8..3), 0..20), floor in 0u64..40) {
-        use vpa_dtl_logic::entries::{self, Batch};
+        use vpa_dtl_logic::entries;
         let mut src = vec![0u8; tbs.len() * ring::ENTRY_SIZE];
         for (i, &(tb, reason)) in tbs.iter().enumerate() {
             let e = record::DtlEntry { preempt_reason: reason, timebase: tb, ..Default::default() };
             src[i * 48..i * 48 + 48].copy_from_slice(&e.to_be_bytes());
         }
         let none = [0u64; entries::WORDS];
-        let mut dst = vec![0u8; src.len()];
-        let p = entries::take(&mut dst[..], tbs.len(), |_, i| Some(src[..].load(i)), floor, &none, 0);
+        // The scratch path: a copy, checked and compacted in place.
+        let mut dst = src.clone();
+        let p = entries::take(&mut dst[..], 0, tbs.len(), floor, &none, 0);
         let run = entries::fresh_run(
             tbs.len(),
             |i| entries::timebase(&src[..], i),
-            |i| if i == 0 { src[..].load(0) == none } else { src[..].load(i) == src[..].load(i - 1) },
+            |i| if i == 0 { entries::load(&src[..], 0) == none } else { entries::load(&src[..], i) == entries::load(&src[..], i - 1) },
             floor,
         );
         prop_assert_eq!(run, (p.fresh, p.last_tb));
