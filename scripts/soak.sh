@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make soak`: the reliability cases of make check at full size: the
-# stateful fuzzer (5,000,000 operations per PMU), trinity (1,000,000
+# stateful fuzzer (5,000,000 operations per PMU), trinity (200,000
 # syscalls per arch), 1,000 insmod/rmmod cycles, 100 CPU hotplug cycles
 # during capture and during counting, and 10,000 disable/enable toggles
 # during capture; then make compat (scripts/compat.sh, another kernel).
@@ -15,12 +15,14 @@
 #
 #   scripts/soak.sh                 run (or resume) the soak
 #   scripts/soak.sh --status        what is done, what is left
+#   SOAK_UNTIL=15:00 scripts/soak.sh   start no job after that time (a
+#                                   session's end); run again to go on
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$RPMU_TOP"
 mkdir -p build/soak
 
-ops=${SOAK_FUZZ_OPS:-5000000} tops=${SOAK_TRINITY_OPS:-1000000}
+ops=${SOAK_FUZZ_OPS:-5000000} tops=${SOAK_TRINITY_OPS:-200000}
 chunk=${SOAK_CHUNK:-500000} tchunk=${SOAK_TRINITY_CHUNK:-100000}
 export RPMU_GUEST_TIMEOUT=${SOAK_GUEST_TIMEOUT:-21600} RPMU_LOG_BUF=${SOAK_LOG_BUF:-128M}
 v2dtsi=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi
@@ -84,6 +86,10 @@ run_job() {
 }
 
 if [ "${1:-}" = --job ]; then
+	if [ -n "${SOAK_UNTIL:-}" ] && [ "$(date +%s)" -ge "$(date -d "$SOAK_UNTIL" +%s)" ]; then
+		log "soak: $2 not started (SOAK_UNTIL=$SOAK_UNTIL)"
+		exit 0
+	fi
 	line=$(jobs | awk -v n="$2" '$1 == n')
 	[ -n "$line" ] || die "no soak job $2"
 	# shellcheck disable=SC2086 # the job line is words

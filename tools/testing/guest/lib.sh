@@ -153,7 +153,10 @@ fuzz_run() {
 		--log /tmp/fuzz-$pmu.log "$@" >/tmp/fuzz-$pmu.out 2>&1
 	rc=$?
 	sed 's/^/      | /' /tmp/fuzz-$pmu.out
-	echo "FUZZ pmu=$pmu ops=$fops seed=$fseed seconds=$(($(date +%s) - t0)) status=$rc"
+	# The operations made: all asked for, or up to the failing one.
+	fdone=$(sed -n 's/^pmu_fuzz: ok .* ops=\([0-9]*\) in .*/\1/p; s/^pmu_fuzz: FAIL .* at op \([0-9]*\):.*/\1/p' \
+		/tmp/fuzz-$pmu.out | tail -n 1)
+	echo "FUZZ pmu=$pmu ops=${fdone:-0} asked=$fops seed=$fseed seconds=$(($(date +%s) - t0)) status=$rc"
 	if [ $rc = 0 ]; then
 		_case ok "fuzz $pmu: $fops operations from seed $fseed within the contract"
 	else

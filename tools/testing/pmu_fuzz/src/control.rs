@@ -263,14 +263,7 @@ impl Fuzzer<'_> {
             if off {
                 self.s.offline.retain(|&c| c != cpu);
             } else {
-                self.s.offline.push(cpu);
-                for e in self.s.evs.iter_mut() {
-                    e.may_error = true;
-                    // Perf removes the CPU's events from their context
-                    // (uncore drivers move theirs first); the recorded CPU
-                    // is the one asked for, so this errs on the safe side.
-                    e.ghost |= e.cpu == cpu;
-                }
+                self.s.went_offline(cpu);
             }
         }
     }

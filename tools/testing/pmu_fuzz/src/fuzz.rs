@@ -239,7 +239,6 @@ impl Fuzzer<'_> {
         let Some(i) = self.pick_ev() else { return };
         let mut e = self.s.evs.remove(i);
         e.release();
-        // Siblings of a closed leader become singletons (perf core).
         // Siblings of a closed leader become singletons (perf core) once
         // the last holder of the leader lets go: maybe a child, later.
         let held = !self.s.children.is_empty();

@@ -108,6 +108,32 @@ impl State {
         }
     }
 
+    /// Records that `cpu` went offline.
+    ///
+    /// Perf core removes every event of the CPU's context with
+    /// `DETACH_GROUP`: each sibling becomes a leader of its own, so a group
+    /// read through it then shows its own value and times in the leader's
+    /// place. The values and times of every group with a member recorded on
+    /// `cpu` are forgotten. An uncore driver moves its events to another CPU
+    /// first, groups intact, and the recorded CPU is the one asked for, so
+    /// this errs on the side of checking less.
+    pub fn went_offline(&mut self, cpu: i32) {
+        self.offline.push(cpu);
+        let hit: Vec<i32> = self
+            .evs
+            .iter()
+            .filter(|e| e.cpu == cpu)
+            .map(|e| e.leader)
+            .collect();
+        for e in self.evs.iter_mut() {
+            e.may_error = true;
+            e.ghost |= e.cpu == cpu;
+            if hit.contains(&e.leader) {
+                e.forget();
+            }
+        }
+    }
+
     pub fn ours_live(&self) -> usize {
         self.evs.iter().filter(|e| e.ours).count()
     }
@@ -189,5 +215,29 @@ mod tests {
         assert_eq!((g.tr, g.values), (Some(3), vec![(100, 10), (101, 11)]));
         assert!(parse_read(GROUP, &bytes(&[2, 10])).is_none());
         assert!(parse_read(0, &bytes(&[5, 6])).is_none());
+    }
+
+    #[test]
+    fn offline_forgets_the_groups_on_that_cpu() {
+        let mut s = State {
+            ncpus: 2,
+            ..Default::default()
+        };
+        // A group on CPU 1 (leader 3, sibling 4) and a singleton on CPU 0.
+        for (fd, cpu, leader) in [(3, 1, 3), (4, 1, 3), (5, 0, 5)] {
+            let mut e = Ev::new(fd, true, Attr::default(), cpu, leader);
+            e.seen.insert(0, 100);
+            (e.seen_te, e.seen_tr) = (7, 7);
+            s.evs.push(e);
+        }
+        s.went_offline(1);
+        assert_eq!(s.online(), vec![0]);
+        for e in &s.evs[..2] {
+            assert!(e.ghost && e.may_error);
+            assert!(e.seen.is_empty() && e.seen_te == 0 && e.seen_tr == 0);
+        }
+        let other = &s.evs[2];
+        assert!(!other.ghost && other.may_error);
+        assert_eq!((other.seen.get(&0), other.seen_te), (Some(&100), 7));
     }
 }
