@@ -91,12 +91,20 @@ def sweep_table(runs):
 
 def xgene_figures(runs):
     """{metric: (median, min, max)} for one driver's X-Gene runs."""
-    rs = runs.get("stat", [])
+    ms = lambda name: [num(f, "cpu_us") / 1000 for f in runs.get(name, [])]
+    fixed = med(ms("stat0"))
     return {
         # A read() of one event, timed in user space: pmu->read inside the
         # same syscall path for both drivers.
         "read_ns": med([num(f, "ns_per_read") for f in runs.get("readloop", [])]),
-        "stat_busy_cpu_s": med([num(f, "busy_ticks") / num(f, "user_hz") for f in rs]),
+        # perf stat's own CPU time (user + system, from wait4's rusage).
+        "stat_cpu_ms": med(ms("stat")),
+        # Its parts: start-up and end (the same events, no interval), and
+        # each of the 300 intervals (the driver's reads among them); and
+        # the start-up of a perf stat of one software event.
+        "stat_fixed_ms": fixed,
+        "stat_per_interval_us": med([(v - fixed[0]) * 1000 / 300 for v in ms("stat")] if fixed else []),
+        "stat_sw_only_ms": med(ms("swonly")),
     }
 
 
@@ -109,7 +117,7 @@ GOALS = [
     ("max_lossless_rate_10ms", "vpa_dtl_max_lossless_rate_10ms", ">=", 10),
     ("kept_per_burst", "vpa_dtl_kept_per_120_burst", "=", 85),
     ("read_ns", "xgene_read_syscall_ns", "<=", 1.0),
-    ("stat_busy_cpu_s", "xgene_perf_stat_I100_8ev_30s_guest_cpu_s", "<=", 1.0),
+    ("stat_cpu_ms", "xgene_perf_stat_I100_8ev_30s_cpu_ms", "<=", 1.0),
 ]
 
 

@@ -87,5 +87,3 @@ spans() {
 	END { printf "calls=%d ns=%.0f overrun=%d\n", n, sum, over }' $TR/trace
 }
 
-# busy_ticks: CPU time spent not idle, all CPUs, in USER_HZ ticks.
-busy_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }

@@ -24,6 +24,12 @@
  *                                  "reads=<n> ns_per_read=<t>" (monotonic
  *                                  clock), the cost of a read syscall with
  *                                  the driver's pmu->read inside it
+ *   pmu_open cputime <cpu> <command> [args...]
+ *                                  run the command pinned to <cpu> and print
+ *                                  "cpu_us=<t> status=<s>": its user plus
+ *                                  system time and its descendants' (from
+ *                                  wait4's rusage, which sums the scheduler's
+ *                                  run time rather than sampling ticks)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +40,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -387,6 +394,38 @@ int main(int argc, char **argv)
 		printf("reads=%ld ns_per_read=%lld\n", n,
 		       ((t1.tv_sec - t0.tv_sec) * 1000000000LL + t1.tv_nsec - t0.tv_nsec) / (n ? n : 1));
 		close(fd);
+		return 0;
+	}
+	if (argc >= 4 && !strcmp(argv[1], "cputime")) {
+		struct rusage ru;
+		cpu_set_t set;
+		int status;
+		pid_t pid;
+
+		CPU_ZERO(&set);
+		CPU_SET(atoi(argv[2]), &set);
+		pid = fork();
+		if (pid < 0) {
+			perror("fork");
+			return 1;
+		}
+		if (pid == 0) {
+			if (sched_setaffinity(0, sizeof(set), &set)) {
+				perror("sched_setaffinity");
+				_exit(127);
+			}
+			execvp(argv[3], argv + 3);
+			perror("execvp");
+			_exit(127);
+		}
+		if (wait4(pid, &status, 0, &ru) != pid) {
+			perror("wait4");
+			return 1;
+		}
+		printf("cpu_us=%lld status=%d\n",
+		       (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL + ru.ru_utime.tv_usec +
+			       ru.ru_stime.tv_usec,
+		       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 		return 0;
 	}
 	fprintf(stderr, "usage: see the comment at the top of pmu_open.c\n");
