@@ -45,6 +45,8 @@ jobs() {
 	# The cycle soaks first: they are one job each.
 	echo "soak-vpa_dtl ppc64le vpa_dtl_soak SOAK_LOADS=1000,SOAK_HOTPLUG=100,SOAK_TOGGLES=10000,SOAK_CAPTURE_T=7200"
 	echo "soak-xgene arm64 xgene_soak SOAK_LOADS=1000,SOAK_HOTPLUG=100,SOAK_CAPTURE_T=7200 RPMU_DTSI=$v2dtsi"
+	# One trinity chunk per arch early: the other fuzzer's findings first.
+	trinity_jobs 1 1
 	n=$(((ops + chunk - 1) / chunk))
 	for k in $(seq 1 "$n"); do
 		echo "fuzz-vpa_dtl-$k ppc64le vpa_dtl_fuzz FUZZ_OPS=$chunk,FUZZ_SEED=$((seed + k)),FUZZ_TIMEOUT=14400"
@@ -52,12 +54,17 @@ jobs() {
 			echo "fuzz-$pmu-$k arm64 xgene_fuzz FUZZ_OPS=$chunk,FUZZ_SEED=$((seed + k)),FUZZ_PMUS=$pmu,FUZZ_TIMEOUT=14400 RPMU_DTSI=$v2dtsi"
 		done
 	done
-	n=$(((tops + tchunk - 1) / tchunk))
-	for k in $(seq 1 "$n"); do
+	trinity_jobs 2 $(((tops + tchunk - 1) / tchunk))
+	echo "compat - - -"
+}
+
+# trinity_jobs FROM TO: the trinity chunks FROM..TO of both arches.
+trinity_jobs() {
+	local k
+	for k in $(seq "$1" "$2"); do
 		echo "trinity-ppc64le-$k ppc64le trinity TRINITY_OPS=$tchunk,FUZZ_SEED=$((seed + k)),TRINITY_TIMEOUT=14400"
 		echo "trinity-arm64-$k arm64 trinity TRINITY_OPS=$tchunk,FUZZ_SEED=$((seed + k)),TRINITY_TIMEOUT=14400 RPMU_DTSI=$v2dtsi"
 	done
-	echo "compat - - -"
 }
 
 # run_job NAME GUEST PLAN SIZES [ENV...]: one guest boot; its counts file
