@@ -33,8 +33,8 @@ for rep in $(seq 1 "$REPS"); do
 	# Its fixed part (the same events, no interval), and perf's start-up
 	# with one software event (perf still loads every PMU to look for the
 	# name among their events).
-	echo "BENCH xgene drv=$drv run=stat0_$rep $(/t/pmu_open cputime "$cpu" perf stat -a -e "$evs" -o /tmp/xb.out -- sleep 0)"
-	echo "BENCH xgene drv=$drv run=swonly_$rep $(/t/pmu_open cputime "$cpu" perf stat -a -e cpu-clock -o /tmp/xb.out -- sleep 0)"
+	echo "BENCH xgene drv=$drv run=stat0_$rep $(timeout $PERF_T /t/pmu_open cputime "$cpu" perf stat -a -e "$evs" -o /tmp/xb.out -- sleep 0)"
+	echo "BENCH xgene drv=$drv run=swonly_$rep $(timeout $PERF_T /t/pmu_open cputime "$cpu" perf stat -a -e cpu-clock -o /tmp/xb.out -- sleep 0)"
 done
 ok "perf stat -I 100 ran" test "$rc" = 0
 # read() of one l3c0 event from its owning CPU, timed in user space: the
