@@ -35,9 +35,17 @@ elif [ "${SOAK_FRESH:-0}" != 1 ] && [ -e build/soak/current ]; then
 else
 	seed=$(date +%s)
 fi
+case $seed in '' | *[!0-9]*) die "bad soak seed '$seed' (build/soak/current, SOAK_SEED)" ;; esac
 dir=build/soak/$seed
 mkdir -p "$dir"
-echo "$seed" >build/soak/current
+# Jobs run side by side and take the seed from the environment; only the
+# parent records it, and atomically (a job once read the file while another
+# rewrote it, got no seed, and ran its chunk from seed k).
+export SOAK_SEED=$seed
+if [ "${1:-}" != --job ]; then
+	printf '%s\n' "$seed" >build/soak/current.tmp
+	mv build/soak/current.tmp build/soak/current
+fi
 
 # jobs: one line per job, "NAME GUEST PLAN SIZES [ENV...]".
 jobs() {
