@@ -93,6 +93,8 @@ def xgene_figures(runs):
     """{metric: (median, min, max)} for one driver's X-Gene runs."""
     ms = lambda name: [num(f, "cpu_us") / 1000 for f in runs.get(name, [])]
     fixed = med(ms("stat0"))
+    # The intervals of a run: its length over perf stat's -I.
+    intervals = lambda f: num(f, "secs") * 1000 / num(f, "interval_ms")
     return {
         # A read() of one event, timed in user space: pmu->read inside the
         # same syscall path for both drivers.
@@ -100,10 +102,14 @@ def xgene_figures(runs):
         # perf stat's own CPU time (user + system, from wait4's rusage).
         "stat_cpu_ms": med(ms("stat")),
         # Its parts: start-up and end (the same events, no interval), and
-        # each of the 300 intervals (the driver's reads among them); and
-        # the start-up of a perf stat of one software event.
+        # each interval (the driver's reads among them); and the start-up of
+        # a perf stat of one software event.
         "stat_fixed_ms": fixed,
-        "stat_per_interval_us": med([(v - fixed[0]) * 1000 / 300 for v in ms("stat")] if fixed else []),
+        "stat_per_interval_us": med(
+            [(num(f, "cpu_us") / 1000 - fixed[0]) * 1000 / intervals(f) for f in runs.get("stat", [])]
+            if fixed
+            else []
+        ),
         "stat_sw_only_ms": med(ms("swonly")),
     }
 

@@ -26,10 +26,11 @@ echo "bench: driver $drv, read callback $sym, events $evs"
 # rusage, the scheduler's run time, not /proc/stat's 100 Hz samples (which
 # gave 1 to 9 ticks for the same run).
 cpu=$(cat $D/l3c0/cpumask)
+secs=30 ival=100
 for rep in $(seq 1 "$REPS"); do
-	r=$(timeout $PERF_T /t/pmu_open cputime "$cpu" perf stat -a -I 100 -e "$evs" -o /tmp/xb.out -- sleep 30)
+	r=$(timeout $PERF_T /t/pmu_open cputime "$cpu" perf stat -a -I $ival -e "$evs" -o /tmp/xb.out -- sleep $secs)
 	rc=${r##*status=}
-	echo "BENCH xgene drv=$drv run=stat_$rep secs=30 cpus=$ncpu rc=$rc $r"
+	echo "BENCH xgene drv=$drv run=stat_$rep secs=$secs interval_ms=$ival cpus=$ncpu rc=$rc $r"
 	# Its fixed part (the same events, no interval), and perf's start-up
 	# with one software event (perf still loads every PMU to look for the
 	# name among their events).
