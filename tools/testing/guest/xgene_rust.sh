@@ -70,6 +70,12 @@ insmod $M/xgene_pmu.ko
 ktap_cases </tmp/swsib.out
 grep -q "^xgene_pmu " /proc/modules && rmmod xgene_pmu
 
+# No event may join a group whose leader CPU hotplug removed from its
+# context: perf core, software events alone (patches/0004; KASAN reports
+# the use-after-free without it).
+/t/pmu_edge ghost-leader 1 >/tmp/ghost.out 2>&1
+ktap_cases </tmp/ghost.out
+
 # 10 load/count/unload cycles must leak nothing.
 cycle() {
 	insmod $M/xgene_pmu.ko && perf stat -a -e l3c0/read-miss/,mc0/act-cmd-sent/ -- true >/dev/null 2>&1 &&

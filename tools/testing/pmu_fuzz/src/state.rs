@@ -37,9 +37,6 @@ pub struct Ev {
     /// Its leader was closed while a child still held it: the group breaks
     /// up only when that child exits.
     pub orphaned: bool,
-    /// Its CPU went offline after it opened: perf core removed it from its
-    /// context (see `Options::core_bugs`).
-    pub ghost: bool,
 }
 
 impl Ev {
@@ -58,7 +55,6 @@ impl Ev {
             seen_tr: 0,
             id: None,
             orphaned: false,
-            ghost: false,
         }
     }
 
@@ -127,7 +123,6 @@ impl State {
             .collect();
         for e in self.evs.iter_mut() {
             e.may_error = true;
-            e.ghost |= e.cpu == cpu;
             if hit.contains(&e.leader) {
                 e.forget();
             }
@@ -233,11 +228,11 @@ mod tests {
         s.went_offline(1);
         assert_eq!(s.online(), vec![0]);
         for e in &s.evs[..2] {
-            assert!(e.ghost && e.may_error);
+            assert!(e.may_error);
             assert!(e.seen.is_empty() && e.seen_te == 0 && e.seen_tr == 0);
         }
         let other = &s.evs[2];
-        assert!(!other.ghost && other.may_error);
+        assert!(other.may_error);
         assert_eq!((other.seen.get(&0), other.seen_te), (Some(&100), 7));
     }
 }
