@@ -7,8 +7,10 @@
 #
 # Hours of guest time, so the soak is a list of jobs, each one guest boot
 # (the fuzzer and trinity in chunks of SOAK_CHUNK operations, chunk k from
-# seed SEED+k), run SOAK_JOBS at a time. A finished job leaves its result
-# in build/soak/<seed>/; `make soak` run again resumes the same seed and
+# seed SEED+k), run SOAK_JOBS at a time. A finished job leaves its log in
+# build/soak/<seed>/ and its result (counts, figures, the commit it ran)
+# in the ledger, tools/testing/soak/<seed>/, which is committed: `make
+# soak` run again, on this machine or a new one, resumes the same seed and
 # runs only what is missing (SOAK_FRESH=1, or another SOAK_SEED, starts
 # over). Prints one SOAK/FUZZ/TRINITY line per figure, the totals, and
 # "N passed, M failed" once every job has run.
@@ -20,7 +22,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$RPMU_TOP"
-mkdir -p build/soak
+mkdir -p build/soak tools/testing/soak
 
 ops=${SOAK_FUZZ_OPS:-5000000} tops=${SOAK_TRINITY_OPS:-200000}
 chunk=${SOAK_CHUNK:-500000} tchunk=${SOAK_TRINITY_CHUNK:-100000}
@@ -30,21 +32,21 @@ v2dtsi=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi
 # The run: the seed given, else the unfinished run, else a new one.
 if [ -n "${SOAK_SEED:-}" ]; then
 	seed=$SOAK_SEED
-elif [ "${SOAK_FRESH:-0}" != 1 ] && [ -e build/soak/current ]; then
-	seed=$(cat build/soak/current)
+elif [ "${SOAK_FRESH:-0}" != 1 ] && [ -e tools/testing/soak/current ]; then
+	seed=$(cat tools/testing/soak/current)
 else
 	seed=$(date +%s)
 fi
-case $seed in '' | *[!0-9]*) die "bad soak seed '$seed' (build/soak/current, SOAK_SEED)" ;; esac
-dir=build/soak/$seed
-mkdir -p "$dir"
+case $seed in '' | *[!0-9]*) die "bad soak seed '$seed' (tools/testing/soak/current, SOAK_SEED)" ;; esac
+dir=build/soak/$seed ledger=tools/testing/soak/$seed
+mkdir -p "$dir" "$ledger"
 # Jobs run side by side and take the seed from the environment; only the
 # parent records it, and atomically (a job once read the file while another
 # rewrote it, got no seed, and ran its chunk from seed k).
 export SOAK_SEED=$seed
 if [ "${1:-}" != --job ]; then
-	printf '%s\n' "$seed" >build/soak/current.tmp
-	mv build/soak/current.tmp build/soak/current
+	printf '%s\n' "$seed" >tools/testing/soak/current.tmp
+	mv tools/testing/soak/current.tmp tools/testing/soak/current
 fi
 
 # jobs: one line per job, "NAME GUEST PLAN SIZES [ENV...]".
@@ -75,17 +77,47 @@ trinity_jobs() {
 	done
 }
 
+# record NAME SECONDS: the job's ledger entry, written last (atomically).
+record() {
+	local commit
+	commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+	git diff --quiet HEAD -- . ':!tools/testing/soak' 2>/dev/null || commit=$commit-dirty
+	{
+		echo "counts $(cat "$dir/$1.counts")"
+		echo "commit $commit"
+		echo "date $(date -u +%Y-%m-%dT%H:%MZ)"
+		echo "seconds $2"
+		cat "$dir/$1.figures" 2>/dev/null || true
+	} >"$ledger/.$1.tmp"
+	mv "$ledger/.$1.tmp" "$ledger/$1"
+}
+
+# restore: a job the ledger has and build/soak does not (a new machine)
+# counts as done; its figures come from the ledger.
+restore() {
+	local f name
+	for f in "$ledger"/*; do
+		[ -f "$f" ] || continue
+		name=$(basename "$f")
+		[ -e "$dir/$name.counts" ] && continue
+		sed -n 's/^counts //p' "$f" >"$dir/$name.counts"
+		grep '^SOAK \|^FUZZ \|^TRINITY ' "$f" >"$dir/$name.figures" || true
+	done
+}
+
 # run_job NAME GUEST PLAN SIZES [ENV...]: one guest boot; its counts file
 # marks it done.
 run_job() {
-	local name=$1 g=$2 plan=$3 sizes=${4//,/ } ksrc
+	local name=$1 g=$2 plan=$3 sizes=${4//,/ } ksrc t0=$SECONDS
 	shift 4
 	if [ "$name" = compat ]; then
 		"$RPMU_TOP/scripts/compat.sh" >"$dir/compat.out" 2>&1 || true
 		mkdir -p "$dir/tmp"
 		tail -n 1 "$dir/compat.out" | awk '/passed,/ { print $1, $3 }' >"$dir/tmp/compat.counts"
 		[ -s "$dir/tmp/compat.counts" ] || echo "0 1" >"$dir/tmp/compat.counts"
+		tail -n 3 "$dir/compat.out" | sed 's/^/SOAK compat: /' >"$dir/compat.figures"
 		mv "$dir/tmp/compat.counts" "$dir/compat.counts"
+		record compat $((SECONDS - t0))
 		return
 	fi
 	ksrc=$(readlink -f "$("$RPMU_TOP/scripts/kernel.sh" "$g")/source")
@@ -97,6 +129,7 @@ run_job() {
 		echo "0 1" >"$dir/tmp/$name.counts"
 	grep -a -h '^SOAK \|^FUZZ \|^TRINITY ' "$dir/$name.log" | tr -d '\r' >"$dir/$name.figures" || true
 	mv "$dir/tmp/$name.counts" "$dir/$name.counts"
+	record "$name" $((SECONDS - t0))
 	log "soak: $name done: $(cat "$dir/$name.counts") (passed failed)"
 }
 
@@ -112,6 +145,7 @@ if [ "${1:-}" = --job ]; then
 	exit 0
 fi
 
+restore
 pending() { jobs | while read -r name _; do [ -e "$dir/$name.counts" ] || echo "$name"; done; }
 total=$(jobs | wc -l)
 left=$(pending | wc -l)
@@ -147,7 +181,6 @@ cat "$dir"/*.figures 2>/dev/null | awk '
 		for (p in ops) printf "SOAK total: fuzz %s %d operations in %d s (%d chunks failed)\n", p, ops[p], secs[p], bad[p]
 		if (t) printf "SOAK total: trinity %d syscalls in %d s over %d runs (%d failed)\n", tops, tsecs, t, tbad
 	}'
-cat "$dir/compat.out" 2>/dev/null | tail -n 3 || true
 left=$(pending | wc -l)
 sum_counts "$dir"
 log "make soak: $((total - left)) of $total jobs done, this run took $(($(date +%s) - start)) s (seed $seed)"
