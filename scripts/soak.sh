@@ -77,14 +77,21 @@ trinity_jobs() {
 	done
 }
 
-# record NAME SECONDS: the job's ledger entry, written last (atomically).
+# commit: the commit the job runs (marked -dirty if the code differs from
+# it: anything but the ledger and the prose).
+commit() {
+	local c
+	c=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+	git diff --quiet HEAD -- . ':!tools/testing/soak' ':!*.md' ':!*.rst' 2>/dev/null || c=$c-dirty
+	echo "$c"
+}
+
+# record NAME SECONDS COMMIT: the job's ledger entry, written last
+# (atomically).
 record() {
-	local commit
-	commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-	git diff --quiet HEAD -- . ':!tools/testing/soak' 2>/dev/null || commit=$commit-dirty
 	{
 		echo "counts $(cat "$dir/$1.counts")"
-		echo "commit $commit"
+		echo "commit $3"
 		echo "date $(date -u +%Y-%m-%dT%H:%MZ)"
 		echo "seconds $2"
 		cat "$dir/$1.figures" 2>/dev/null || true
@@ -108,8 +115,9 @@ restore() {
 # run_job NAME GUEST PLAN SIZES [ENV...]: one guest boot; its counts file
 # marks it done.
 run_job() {
-	local name=$1 g=$2 plan=$3 sizes=${4//,/ } ksrc t0=$SECONDS
+	local name=$1 g=$2 plan=$3 sizes=${4//,/ } ksrc t0=$SECONDS c
 	shift 4
+	c=$(commit)
 	if [ "$name" = compat ]; then
 		"$RPMU_TOP/scripts/compat.sh" >"$dir/compat.out" 2>&1 || true
 		mkdir -p "$dir/tmp"
@@ -117,7 +125,7 @@ run_job() {
 		[ -s "$dir/tmp/compat.counts" ] || echo "0 1" >"$dir/tmp/compat.counts"
 		tail -n 3 "$dir/compat.out" | sed 's/^/SOAK compat: /' >"$dir/compat.figures"
 		mv "$dir/tmp/compat.counts" "$dir/compat.counts"
-		record compat $((SECONDS - t0))
+		record compat $((SECONDS - t0)) "$c"
 		return
 	fi
 	ksrc=$(readlink -f "$("$RPMU_TOP/scripts/kernel.sh" "$g")/source")
@@ -129,7 +137,7 @@ run_job() {
 		echo "0 1" >"$dir/tmp/$name.counts"
 	grep -a -h '^SOAK \|^FUZZ \|^TRINITY ' "$dir/$name.log" | tr -d '\r' >"$dir/$name.figures" || true
 	mv "$dir/tmp/$name.counts" "$dir/$name.counts"
-	record "$name" $((SECONDS - t0))
+	record "$name" $((SECONDS - t0)) "$c"
 	log "soak: $name done: $(cat "$dir/$name.counts") (passed failed)"
 }
 
