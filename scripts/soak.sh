@@ -28,6 +28,8 @@ ops=${SOAK_FUZZ_OPS:-5000000} tops=${SOAK_TRINITY_OPS:-200000}
 chunk=${SOAK_CHUNK:-500000} tchunk=${SOAK_TRINITY_CHUNK:-100000}
 export RPMU_GUEST_TIMEOUT=${SOAK_GUEST_TIMEOUT:-21600} RPMU_LOG_BUF=${SOAK_LOG_BUF:-128M}
 v2dtsi=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi
+# A job's figure lines, in its guest log and in its ledger entry.
+figures='^SOAK \|^FUZZ \|^TRINITY '
 
 # The run: the seed given, else the unfinished run, else a new one.
 if [ -n "${SOAK_SEED:-}" ]; then
@@ -108,7 +110,7 @@ restore() {
 		name=$(basename "$f")
 		[ -e "$dir/$name.counts" ] && continue
 		sed -n 's/^counts //p' "$f" >"$dir/$name.counts"
-		grep '^SOAK \|^FUZZ \|^TRINITY ' "$f" >"$dir/$name.figures" || true
+		grep "$figures" "$f" >"$dir/$name.figures" || true
 	done
 }
 
@@ -135,7 +137,7 @@ run_job() {
 	mkdir -p "$dir/tmp"
 	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" "$dir/$name.log" "$dir/tmp/$name" >>"$dir/$name.out" 2>&1 ||
 		echo "0 1" >"$dir/tmp/$name.counts"
-	grep -a -h '^SOAK \|^FUZZ \|^TRINITY ' "$dir/$name.log" | tr -d '\r' >"$dir/$name.figures" || true
+	grep -a -h "$figures" "$dir/$name.log" | tr -d '\r' >"$dir/$name.figures" || true
 	mv "$dir/tmp/$name.counts" "$dir/$name.counts"
 	record "$name" $((SECONDS - t0)) "$c"
 	log "soak: $name done: $(cat "$dir/$name.counts") (passed failed)"
