@@ -143,6 +143,18 @@ run_job() {
 	log "soak: $name done: $(cat "$dir/$name.counts") (passed failed)"
 }
 
+# SOAK_UNTIL as an instant, fixed once: a bare time of day that has
+# passed today means tomorrow (SOAK_UNTIL=01:30 started at 23:00 once
+# started nothing). Jobs get it as @EPOCH.
+if [ -n "${SOAK_UNTIL:-}" ] && [ "${SOAK_UNTIL#@}" = "$SOAK_UNTIL" ]; then
+	until=$(date -d "$SOAK_UNTIL" +%s) || die "bad SOAK_UNTIL '$SOAK_UNTIL'"
+	case $SOAK_UNTIL in
+	[0-9]:[0-9][0-9] | [0-9][0-9]:[0-9][0-9])
+		[ "$until" -gt "$(date +%s)" ] || until=$((until + 86400)) ;;
+	esac
+	export SOAK_UNTIL=@$until
+fi
+
 if [ "${1:-}" = --job ]; then
 	if [ -n "${SOAK_UNTIL:-}" ] && [ "$(date +%s)" -ge "$(date -d "$SOAK_UNTIL" +%s)" ]; then
 		log "soak: $2 not started (SOAK_UNTIL=$SOAK_UNTIL)"
