@@ -127,12 +127,13 @@ impl Fuzzer<'_> {
                         "read returned {n} bytes, not a layout of read_format {rf:#x}"
                     ));
                 };
-                let e = &mut self.s.evs[i];
-                // Its group breaks up whenever the child holding the old
-                // leader exits: nothing to compare until that child is reaped.
-                if e.orphaned {
+                if self.s.evs[i].orphaned {
+                    // Its group breaks up whenever the child holding the old
+                    // leader exits: nothing to compare until that child is
+                    // reaped.
                     return;
                 }
+                let e = &self.s.evs[i];
                 let (te, tr) = (r.te.unwrap_or(e.seen_te), r.tr.unwrap_or(e.seen_tr));
                 let mut bad = None;
                 if te < e.seen_te || tr < e.seen_tr {
@@ -142,8 +143,9 @@ impl Fuzzer<'_> {
                     ));
                 }
                 if r.te.is_some() && r.tr.is_some() && tr > te {
-                    bad = Some(format!("time_running {tr} > time_enabled {te}"));
+                    bad = self.torn_times(fd, rf, te, tr);
                 }
+                let e = &mut self.s.evs[i];
                 e.seen_te = te;
                 e.seen_tr = tr;
                 for (k, v) in r.values {
@@ -167,6 +169,40 @@ impl Fuzzer<'_> {
                 }
             }
             Err(_) => {}
+        }
+    }
+
+    /// A read showed `time_running` above `time_enabled`. Without
+    /// `PERF_FORMAT_GROUP`, perf core loads the two totals after
+    /// `perf_event_read()`, without the `ctx->lock` under which the event's
+    /// CPU updates them (`__perf_event_read_value()`, Linux 7.3.4), so a read
+    /// racing an update can pair the old `time_enabled` with the new
+    /// `time_running`. An immediate second read tells that apart from totals
+    /// that are really out of order: its `time_enabled` must reach the first
+    /// read's `time_running`, and its own pair must be in order. The
+    /// failure, if not; the re-read is in the operation log as `read_torn`.
+    fn torn_times(&mut self, fd: i32, rf: u64, te: u64, tr: u64) -> Option<String> {
+        let mut buf = vec![0u8; 4096];
+        let res = sys::read(fd, &mut buf);
+        let again = match res {
+            Ok(n) => parse_read(rf & fmt::ALL, &buf[..n as usize]).and_then(|r| r.te.zip(r.tr)),
+            Err(_) => None,
+        };
+        let seen = again.map_or("?".into(), |(te2, tr2)| format!("{te2}/{tr2}"));
+        self.note(
+            "read_torn",
+            format!("fd={fd} enabled/running={te}/{tr} then {seen}"),
+            &res,
+        );
+        match again {
+            Some(pair) if torn_only(tr, pair) => None,
+            Some((te2, tr2)) => Some(format!(
+                "time_running {tr} > time_enabled {te}, and an immediate re-read \
+                 gave enabled {te2} running {tr2}"
+            )),
+            None => Some(format!(
+                "time_running {tr} > time_enabled {te}, and the re-read failed"
+            )),
         }
     }
 
@@ -407,5 +443,30 @@ impl Fuzzer<'_> {
                 missing.join(", ")
             ));
         }
+    }
+}
+
+/// Whether a read showing `time_running` `tr` above its `time_enabled` was
+/// torn, given the (`time_enabled`, `time_running`) of a read made right
+/// after it: totals in order then, and reaching `tr`.
+fn torn_only(tr: u64, (te2, tr2): (u64, u64)) -> bool {
+    te2 >= tr && tr2 <= te2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::torn_only;
+
+    #[test]
+    fn torn_read_against_totals_out_of_order() {
+        // The soak's read: enabled 67584464, running 67853424.
+        let tr = 67_853_424;
+        // Read again: both moved on, in order.
+        assert!(torn_only(tr, (67_900_000, 67_890_000)));
+        assert!(torn_only(tr, (tr, tr)));
+        // Running still above enabled: the totals are wrong.
+        assert!(!torn_only(tr, (67_900_000, 67_950_000)));
+        // Enabled never reached the running time already shown.
+        assert!(!torn_only(tr, (67_600_000, 67_590_000)));
     }
 }
