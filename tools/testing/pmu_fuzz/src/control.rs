@@ -142,7 +142,8 @@ impl Fuzzer<'_> {
                         e.seen_te, e.seen_tr
                     ));
                 }
-                if r.te.is_some() && r.tr.is_some() && tr > te {
+                // A torn pair is forgiven, never a time that went backwards.
+                if bad.is_none() && r.te.is_some() && r.tr.is_some() && tr > te {
                     bad = self.torn_times(fd, rf, te, tr);
                 }
                 let e = &mut self.s.evs[i];
