@@ -28,8 +28,24 @@ t0=$(date +%s)
 timeout "${TRINITY_TIMEOUT:-1800}" /usr/bin/trinity --dangerous -l off --stats -C 2 -N "$tops" -s "$tseed" \
 	--disable-fds=sockets,pseudo,drm \
 	-c perf_event_open -c ioctl -c mmap -c munmap -c read -c close \
-	>/tmp/trinity.out 2>&1
+	>/tmp/trinity.out 2>&1 &
+tpid=$!
+# Every TRINITY_WATCH seconds, each trinity process on the console (pid,
+# state, CPU ticks, where it sleeps): a run that slows or stops shows
+# whether its children spin, sleep in the kernel or are no longer respawned.
+(
+	while sleep "${TRINITY_WATCH:-300}"; do
+		for d in /proc/[0-9]*; do
+			case $(cat $d/comm 2>/dev/null) in trinity*) ;; *) continue ;; esac
+			set -- $(cat $d/stat 2>/dev/null) && [ $# -ge 15 ] || continue
+			echo "trinity watch: $(($(date +%s) - t0)) s $2 pid $1 state $3 ticks $((${14} + ${15})) wchan $(cat $d/wchan 2>/dev/null)"
+		done
+	done
+) &
+wpid=$!
+wait $tpid
 rc=$?
+kill $wpid
 cd /tmp
 tail -n 40 /tmp/trinity.out | sed 's/^/      | /'
 echo "TRINITY ops=$tops seed=$tseed seconds=$(($(date +%s) - t0)) status=$rc"
