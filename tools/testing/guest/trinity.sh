@@ -33,7 +33,7 @@ tpid=$!
 # Every TRINITY_WATCH seconds, each trinity process on the console (pid,
 # state, CPU ticks, where it sleeps): a run that slows or stops shows
 # whether its children spin, sleep in the kernel or are no longer respawned,
-# and trinity's own last lines (its progress count every 10,000 calls).
+# and trinity's last progress line (one each 10,000 calls) and last line.
 (
 	while sleep "${TRINITY_WATCH:-300}"; do
 		for d in /proc/[0-9]*; do
@@ -41,7 +41,8 @@ tpid=$!
 			set -- $(cat $d/stat 2>/dev/null) && [ $# -ge 15 ] || continue
 			echo "trinity watch: $(($(date +%s) - t0)) s $2 pid $1 state $3 ticks $((${14} + ${15})) wchan $(cat $d/wchan 2>/dev/null)"
 		done
-		tail -n 3 /tmp/trinity.out | sed "s/^/trinity watch: $(($(date +%s) - t0)) s | /"
+		{ grep -a iterations /tmp/trinity.out | tail -n 1; tail -n 1 /tmp/trinity.out | cut -c 1-160; } |
+			sed "s/^/trinity watch: $(($(date +%s) - t0)) s | /"
 	done
 ) &
 wpid=$!
