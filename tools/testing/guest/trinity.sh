@@ -31,7 +31,8 @@ timeout "${TRINITY_TIMEOUT:-1800}" /usr/bin/trinity --dangerous -l off --stats -
 	>/tmp/trinity.out 2>&1 &
 tpid=$!
 # Every TRINITY_WATCH seconds, each trinity process on the console (pid,
-# state, CPU ticks, where it sleeps): a run that slows or stops shows
+# state, user and system CPU ticks, where it sleeps; for one that runs, its
+# system call and kernel stack): a run that slows or stops shows
 # whether its children spin, sleep in the kernel or are no longer respawned,
 # and trinity's last progress line (one each 10,000 calls) and last line.
 (
@@ -39,7 +40,12 @@ tpid=$!
 		for d in /proc/[0-9]*; do
 			case $(cat $d/comm 2>/dev/null) in trinity*) ;; *) continue ;; esac
 			set -- $(cat $d/stat 2>/dev/null) && [ $# -ge 15 ] || continue
-			echo "trinity watch: $(($(date +%s) - t0)) s $2 pid $1 state $3 ticks $((${14} + ${15})) wchan $(cat $d/wchan 2>/dev/null)"
+			echo "trinity watch: $(($(date +%s) - t0)) s $2 pid $1 state $3 utime ${14} stime ${15} wchan $(cat $d/wchan 2>/dev/null)"
+			# A running one: its system call (or "running" in user
+			# space) and its kernel stack.
+			[ "$3" = R ] || continue
+			echo "trinity watch: pid $1 syscall $(cat $d/syscall 2>/dev/null)"
+			sed "s/^/trinity watch: pid $1 stack /" $d/stack 2>/dev/null
 		done
 		{ grep -a iterations /tmp/trinity.out | tail -n 1; tail -n 1 /tmp/trinity.out | cut -c 1-160; } |
 			sed "s/^/trinity watch: $(($(date +%s) - t0)) s | /"
