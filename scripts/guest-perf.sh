@@ -18,6 +18,12 @@ esac
 # `perf stat -M` knows the metrics. The source is not touched: perf builds
 # from a tree of symbolic links to it with the tables added, and perf's own
 # jevents.py checks them (a schema error fails the build).
+# One build at a time per architecture: guests prepared side by side (make
+# soak) once raced here, one removing the source overlay the other was
+# building from.
+mkdir -p "$RPMU_CACHE/perf"
+exec 9>"$RPMU_CACHE/perf/.lock-$guest"
+flock 9
 if [ "$guest" = arm64 ]; then
 	json=("$RPMU_TOP"/drivers/perf/xgene/events/*.json)
 	overlay=$RPMU_CACHE/perf/src-$(basename "$src")-xgene-$(content_hash "$RPMU_TOP/scripts/xgene_events.py" "${json[@]}")

@@ -84,6 +84,28 @@ PREF
 		warn "private apt update reported errors: $(tail -n 3 "$APT_PRIV/update.err")"
 }
 
+# cached_deb PKG ARCH: the path of Debian's PKG for ARCH, downloaded once into
+# $RPMU_CACHE/dl through the private apt configuration (its lists made anew
+# if the download fails, as stale lists do). Guests prepared side by side
+# (make soak) share it under a lock: two downloads of one file clobber each
+# other, and so do two list updates.
+cached_deb() {
+	local pkg=$1 arch=$2
+	mkdir -p "$RPMU_CACHE/dl"
+	(
+		flock 9
+		find_deb() { ls "$RPMU_CACHE"/dl/"$pkg"_*_"$arch".deb 2>/dev/null | head -n1; }
+		if [ -z "$(find_deb)" ]; then
+			[ -f "$APT_PRIV/sources.list" ] || apt_priv_update
+			(cd "$RPMU_CACHE/dl" && apt_priv download -q "$pkg:$arch" >&2) || {
+				apt_priv_update
+				(cd "$RPMU_CACHE/dl" && retry 3 apt_priv download -q "$pkg:$arch" >&2)
+			} || die "cannot download $pkg:$arch"
+		fi
+		find_deb
+	) 9>"$RPMU_CACHE/dl/.lock"
+}
+
 # result RC NAME: one check's line, "  ok     NAME" when RC is 0, else
 # "  FAILED NAME"; counts it in $passed / $failed (the caller starts them at
 # 0 and writes them to build/NAME.counts for sum_counts).

@@ -138,8 +138,16 @@ run_job() {
 	fi
 	ksrc=$(readlink -f "$("$RPMU_TOP/scripts/kernel.sh" "$g")/source")
 	log "soak: $name"
+	rm -f "$dir/$name.log"
 	env "$@" timeout $((RPMU_GUEST_TIMEOUT + 600)) "$RPMU_TOP/tools/testing/run-guest.sh" "$g" "$plan" \
 		"$dir/$name.log" "$sizes" >"$dir/$name.out" 2>&1 || true
+	# No guest log: the host could not prepare the guest (a build or a
+	# download failed). That says nothing of the code under test, so the
+	# job stays pending instead of entering the ledger as a failure.
+	if [ ! -s "$dir/$name.log" ]; then
+		warn "soak: $name did not boot, left pending: $(tail -n 1 "$dir/$name.out")"
+		return 1
+	fi
 	mkdir -p "$dir/tmp"
 	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" "$dir/$name.log" "$dir/tmp/$name" >>"$dir/$name.out" 2>&1 ||
 		echo "0 1" >"$dir/tmp/$name.counts"
@@ -185,11 +193,13 @@ fi
 start=$(date +%s)
 log "make soak: seed $seed, $((total - left)) of $total jobs already done, ${SOAK_JOBS:-2} at a time"
 "$RPMU_TOP/scripts/setup-host.sh"
-# Kernels and modules once, before jobs of the same arch run side by side.
+# Kernels, modules and perf once, before jobs of the same arch run side by
+# side.
 for g in ppc64le arm64; do
 	k=$("$RPMU_TOP/scripts/kernel.sh" "$g")
 	case $g in ppc64le) a=powerpc ;; *) a=arm64 ;; esac
 	"$RPMU_TOP/scripts/modules.sh" "$k" "$a" >/dev/null
+	"$RPMU_TOP/scripts/guest-perf.sh" "$g" "$(readlink -f "$k/source")" >/dev/null
 done
 pending | xargs -r -P "${SOAK_JOBS:-2}" -n 1 "$RPMU_TOP/scripts/soak.sh" --job || true
 

@@ -44,12 +44,7 @@ moddir=$("$top/scripts/modules.sh" "$kdir" "$karch")
 work=$top/build/guest-$(basename "$logf" .log)
 rm -rf "$work/root"
 mkdir -p "$work/root"/{bin,t,lib/modules/rpmu}
-bb=$(ls "$RPMU_CACHE"/dl/busybox-static_*_"$bbarch".deb 2>/dev/null | head -n1 || true)
-if [ -z "$bb" ]; then
-	apt_priv_update
-	(cd "$RPMU_CACHE/dl" && retry 3 apt_priv download -q "busybox-static:$bbarch" >&2)
-	bb=$(ls "$RPMU_CACHE"/dl/busybox-static_*_"$bbarch".deb | head -n1)
-fi
+bb=$(cached_deb busybox-static "$bbarch")
 dpkg-deb --fsys-tarfile "$bb" | tar -x -O ./bin/busybox >"$work/root/bin/busybox"
 chmod +x "$work/root/bin/busybox"
 ln -s busybox "$work/root/bin/sh"
@@ -75,12 +70,7 @@ done
 case ,$plan, in
 *,trinity,*)
 	for pkg in trinity libc6 libgcc-s1; do
-		deb=$(ls "$RPMU_CACHE"/dl/${pkg}_*_"$bbarch".deb 2>/dev/null | head -n1 || true)
-		if [ -z "$deb" ]; then
-			[ -f "$APT_PRIV/sources.list" ] || apt_priv_update
-			(cd "$RPMU_CACHE/dl" && retry 3 apt_priv download -q "$pkg:$bbarch" >&2)
-			deb=$(ls "$RPMU_CACHE"/dl/${pkg}_*_"$bbarch".deb | head -n1)
-		fi
+		deb=$(cached_deb "$pkg" "$bbarch")
 		dpkg-deb -x "$deb" "$work/root"
 	done
 	rm -rf "$work/root/usr/share"
@@ -93,12 +83,7 @@ case ,$plan, in
 	mkdir -p "$work/root/t/perf-tests/shell/lib"
 	cp "$src"/tools/perf/tests/shell/{stat_all_pmu.sh,list.sh} "$work/root/t/perf-tests/shell/"
 	cp "$src"/tools/perf/tests/shell/lib/setup_python.sh "$work/root/t/perf-tests/shell/lib/"
-	deb=$(ls "$RPMU_CACHE"/dl/bash-static_*_"$bbarch".deb 2>/dev/null | head -n1 || true)
-	if [ -z "$deb" ]; then
-		[ -f "$APT_PRIV/sources.list" ] || apt_priv_update
-		(cd "$RPMU_CACHE/dl" && retry 3 apt_priv download -q "bash-static:$bbarch" >&2)
-		deb=$(ls "$RPMU_CACHE"/dl/bash-static_*_"$bbarch".deb | head -n1)
-	fi
+	deb=$(cached_deb bash-static "$bbarch")
 	dpkg-deb --fsys-tarfile "$deb" | tar -x -O ./bin/bash-static >"$work/root/bin/bash"
 	chmod +x "$work/root/bin/bash"
 	;;
