@@ -57,8 +57,8 @@ cpu_ticks() {
 
 # Every TRINITY_WATCH seconds, each trinity process on the console (pid,
 # state, user and system CPU ticks, where it sleeps; for one that runs, its
-# system call and kernel stack), trinity's last progress line (one each
-# 10,000 calls) and its last line: a run that slows or stops shows where.
+# system call and kernel stack), the piece running and the syscalls done
+# before it, and trinity's last line: a run that slows or stops shows where.
 t0=$(date +%s)
 (
 	while sleep "${TRINITY_WATCH:-300}"; do
@@ -70,7 +70,7 @@ t0=$(date +%s)
 			echo "trinity watch: pid $1 syscall $(cat $d/syscall 2>/dev/null)"
 			sed "s/^/trinity watch: pid $1 stack /" $d/stack 2>/dev/null
 		done
-		{ grep -a iterations /tmp/trinity.out | tail -n 1; tail -n 1 /tmp/trinity.out | cut -c 1-160; } |
+		{ cat /tmp/trinity.progress; tail -n 1 /tmp/trinity.out | cut -c 1-160; } |
 			sed "s/^/trinity watch: $(($(date +%s) - t0)) s | /"
 	done
 ) &
@@ -87,6 +87,7 @@ while [ $ran -lt "$tops" ]; do
 	[ $n -gt "$piece" ] && n=$piece
 	# The piece's seed, and what replays it.
 	s=$(((tseed * 1000 + i) % 4294967296))
+	echo "piece $i (seed $s, -N $n) after $ran of $tops syscalls" >/tmp/trinity.progress
 	/usr/bin/trinity --dangerous -l off --stats -C 2 -N "$n" -s "$s" \
 		--disable-fds=sockets,pseudo,drm \
 		-c perf_event_open -c ioctl -c mmap -c munmap -c read -c close \
