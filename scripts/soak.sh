@@ -16,7 +16,8 @@
 # "N passed, M failed" once every job has run.
 #
 #   scripts/soak.sh                 run (or resume) the soak
-#   scripts/soak.sh --status        what is done, what is left
+#   scripts/soak.sh --status        what is done, what is left, the
+#                                   totals so far (from the ledger)
 #   SOAK_UNTIL=15:00 scripts/soak.sh   start no job after that time (a
 #                                   session's end); run again to go on
 set -euo pipefail
@@ -107,6 +108,38 @@ record() {
 	mv "$ledger/.$1.tmp" "$ledger/$1"
 }
 
+# totals FILE...: the FUZZ and TRINITY lines of the jobs' figure files
+# (build/soak/<seed>/NAME.figures) added up: per PMU for the fuzzer
+# (operations, chunks, seconds and the range of a chunk's seconds), per
+# arch for trinity (the arch is in the job's name, trinity-ARCH-K).
+totals() {
+	[ -e "$1" ] || return 0
+	awk '
+	/^FUZZ / || /^TRINITY / {
+		delete f
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+	}
+	/^FUZZ / {
+		p = f["pmu"]; s = f["seconds"]
+		ops[p] += f["ops"]; secs[p] += s; n[p]++
+		if (!(p in lo) || s < lo[p]) lo[p] = s
+		if (s > hi[p]) hi[p] = s
+		if (f["status"] != 0) bad[p]++
+	}
+	/^TRINITY / {
+		a = FILENAME; sub(/.*\/trinity-/, "", a); sub(/-[0-9]+\.figures$/, "", a)
+		t[a]++; tops[a] += f["ops"]; tsecs[a] += f["seconds"]; if (f["status"] != 0) tbad[a]++
+	}
+	END {
+		for (p in ops)
+			printf "SOAK total: fuzz %s %d operations in %d chunks, %d s (%d-%d s a chunk; %d chunks failed)\n",
+				p, ops[p], n[p], secs[p], lo[p], hi[p], bad[p]
+		for (a in t)
+			printf "SOAK total: trinity %s %d syscalls in %d runs, %d s (%d failed)\n",
+				a, tops[a], t[a], tsecs[a], tbad[a]
+	}' "$@" | sort
+}
+
 # restore: a job the ledger has and build/soak does not (a new machine)
 # counts as done; its figures come from the ledger.
 restore() {
@@ -187,6 +220,7 @@ total=$(jobs | wc -l)
 left=$(pending | wc -l)
 if [ "${1:-}" = --status ]; then
 	echo "soak seed $seed: $((total - left)) of $total jobs done; left: $(pending | tr '\n' ' ')"
+	totals "$dir"/*.figures
 	exit 0
 fi
 
@@ -205,20 +239,7 @@ pending | xargs -r -P "${SOAK_JOBS:-2}" -n 1 "$RPMU_TOP/scripts/soak.sh" --job |
 
 # The figures: every job's lines, then the totals.
 for f in "$dir"/*.figures; do [ -e "$f" ] && cat "$f"; done
-cat "$dir"/*.figures 2>/dev/null | awk '
-	/^FUZZ / {
-		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-		ops[f["pmu"]] += f["ops"]; secs[f["pmu"]] += f["seconds"]
-		if (f["status"] != 0) bad[f["pmu"]]++
-	}
-	/^TRINITY / {
-		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-		t++; tops += f["ops"]; tsecs += f["seconds"]; if (f["status"] != 0) tbad++
-	}
-	END {
-		for (p in ops) printf "SOAK total: fuzz %s %d operations in %d s (%d chunks failed)\n", p, ops[p], secs[p], bad[p]
-		if (t) printf "SOAK total: trinity %d syscalls in %d s over %d runs (%d failed)\n", tops, tsecs, t, tbad
-	}'
+totals "$dir"/*.figures
 left=$(pending | wc -l)
 sum_counts "$dir"
 log "make soak: $((total - left)) of $total jobs done, this run took $(($(date +%s) - start)) s (seed $seed)"
