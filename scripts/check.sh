@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make check`: host tests of the no_std logic, lint, then the modules' KUnit
+# `make check`: host tests of the no_std logic and of the harness's own
+# bookkeeping (tools/testing/harness_test.sh), lint, then the modules' KUnit
 # suites and the end-to-end tests: vpa_dtl in QEMU pseries (ppc64le) and the
 # X-Gene PMUs on simulated silicon in QEMU virt (arm64), each next to the
 # upstream C driver. Ends with "N passed, M failed" counting the host, lint,
@@ -22,6 +23,10 @@ hp=$(awk '/^test result:/ { p += $4 } END { print p + 0 }' build/host-test.log)
 hf=$(awk '/^test result:/ { f += $6 } END { print f + 0 }' build/host-test.log)
 grep -q "^test result:" build/host-test.log || hf=$((hf + 1))
 echo "$hp $hf" >build/host.counts
+
+log "harness: the soak ledger and the kernel-report pattern"
+timeout 300 "$RPMU_TOP/tools/testing/harness_test.sh" build/harness.counts || true
+[ -s build/harness.counts ] || echo "0 1" >build/harness.counts
 
 kdir=$("$RPMU_TOP/scripts/kernel.sh" ppc64le)
 ksrc=$(readlink -f "$kdir/source")

@@ -17,7 +17,8 @@
 #
 #   scripts/soak.sh                 run (or resume) the soak
 #   scripts/soak.sh --status        what is done, what is left, the
-#                                   totals so far (from the ledger)
+#                                   totals so far (from the ledger;
+#                                   it records no seed)
 #   SOAK_UNTIL=15:00 scripts/soak.sh   start no job after that time (a
 #                                   session's end); run again to go on
 set -euo pipefail
@@ -47,7 +48,7 @@ mkdir -p "$dir" "$ledger"
 # parent records it, and atomically (a job once read the file while another
 # rewrote it, got no seed, and ran its chunk from seed k).
 export SOAK_SEED=$seed
-if [ "${1:-}" != --job ]; then
+if [ -z "${1:-}" ]; then
 	printf '%s\n' "$seed" >tools/testing/soak/current.tmp
 	mv tools/testing/soak/current.tmp tools/testing/soak/current
 fi
@@ -226,16 +227,20 @@ fi
 
 start=$(date +%s)
 log "make soak: seed $seed, $((total - left)) of $total jobs already done, ${SOAK_JOBS:-2} at a time"
-"$RPMU_TOP/scripts/setup-host.sh"
-# Kernels, modules and perf once, before jobs of the same arch run side by
-# side.
-for g in ppc64le arm64; do
-	k=$("$RPMU_TOP/scripts/kernel.sh" "$g")
-	case $g in ppc64le) a=powerpc ;; *) a=arm64 ;; esac
-	"$RPMU_TOP/scripts/modules.sh" "$k" "$a" >/dev/null
-	"$RPMU_TOP/scripts/guest-perf.sh" "$g" "$(readlink -f "$k/source")" >/dev/null
-done
-pending | xargs -r -P "${SOAK_JOBS:-2}" -n 1 "$RPMU_TOP/scripts/soak.sh" --job || true
+# Nothing to run (a finished ledger, on this machine or a new one): no
+# tools, kernels or guests, only the figures below.
+if [ "$left" != 0 ]; then
+	"$RPMU_TOP/scripts/setup-host.sh"
+	# Kernels, modules and perf once, before jobs of the same arch run
+	# side by side.
+	for g in ppc64le arm64; do
+		k=$("$RPMU_TOP/scripts/kernel.sh" "$g")
+		case $g in ppc64le) a=powerpc ;; *) a=arm64 ;; esac
+		"$RPMU_TOP/scripts/modules.sh" "$k" "$a" >/dev/null
+		"$RPMU_TOP/scripts/guest-perf.sh" "$g" "$(readlink -f "$k/source")" >/dev/null
+	done
+	pending | xargs -r -P "${SOAK_JOBS:-2}" -n 1 "$RPMU_TOP/scripts/soak.sh" --job || true
+fi
 
 # The figures: every job's lines, then the totals.
 for f in "$dir"/*.figures; do [ -e "$f" ] && cat "$f"; done

@@ -21,7 +21,7 @@ BAD = re.compile(
     r"possible circular locking|possible recursive locking|inconsistent lock state|"
     r"DEBUG_LOCKS_WARN_ON|Invalid wait context|suspicious RCU usage|KASAN|UBSAN|"
     r"kmemleak: .*new suspected|sleeping function called from invalid context|"
-    r"hung_task|soft lockup|RCU stall|Call Trace:"
+    r"hung_task|soft lockup|detected (expedited )?stall|Call Trace:"
 )
 
 

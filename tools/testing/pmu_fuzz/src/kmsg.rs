@@ -23,12 +23,20 @@ const REPORTS: &[&str] = &[
     "kmemleak:",
     "hung_task",
     "soft lockup",
-    "RCU stall",
+    // RCU stalls: "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
+    // "... self-detected stall on CPU", "... detected expedited stalls ...".
+    "detected stall",
+    "detected expedited stall",
     "refcount_t:",
     "list_add corruption",
     "list_del corruption",
     "ODEBUG:",
 ];
+
+/// Whether a kernel log message is a detector's report.
+fn is_report(msg: &str) -> bool {
+    REPORTS.iter().any(|p| msg.contains(p))
+}
 
 pub struct Kmsg(Option<File>);
 
@@ -64,7 +72,7 @@ impl Kmsg {
                     // One record per read: "prio,seq,time,flags;message\n".
                     let rec = String::from_utf8_lossy(&buf[..n]);
                     let msg = rec.split_once(';').map_or(&*rec, |(_, m)| m).trim_end();
-                    if found.is_none() && REPORTS.iter().any(|p| msg.contains(p)) {
+                    if found.is_none() && is_report(msg) {
                         found = Some(msg.lines().next().unwrap_or("").to_string());
                     }
                 }
@@ -75,5 +83,37 @@ impl Kmsg {
             }
         }
         found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_report;
+
+    #[test]
+    fn detectors_reports_match() {
+        for m in [
+            "WARNING: kernel/events/core.c:1234 at perf_event_open+0x10/0x20, CPU#0: pmu_fuzz/86",
+            "BUG: KASAN: slab-use-after-free in perf_mmap_close+0x3c/0x2a0",
+            "UBSAN: shift-out-of-bounds in drivers/perf/xgene.c:10:3",
+            "kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)",
+            "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
+            "rcu: INFO: rcu_preempt self-detected stall on CPU",
+            "rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: {",
+            "watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [pmu_fuzz:90]",
+            "\"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\" disables this message.",
+            "WARNING: possible circular locking dependency detected",
+        ] {
+            assert!(is_report(m), "missed: {m}");
+        }
+    }
+
+    #[test]
+    fn a_user_tasks_own_fault_is_not_a_report() {
+        // powerpc's note of a user-mode access to a kernel address (the task
+        // gets SIGSEGV), as trinity's children provoke.
+        assert!(!is_report(
+            "trinity-c1[4778]: User access of kernel address (101010101001d) - exploit attempt? (uid: 0)"
+        ));
     }
 }
