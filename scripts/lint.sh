@@ -2,7 +2,8 @@
 # `make lint`: rustfmt (the kernel's .rustfmt.toml), the generated X-Gene
 # event lists in Documentation/ up to date, the ABI files, the documentation
 # built with Sphinx (warnings as errors), and clippy through the kernel's
-# CLIPPY=1 over every module. With KDIR (ppc64le) / KDIR_ARM64 unset, uses
+# CLIPPY=1 over every module, and the compile-fail cases of rust/rpmu
+# (tools/testing/compile_fail). With KDIR (ppc64le) / KDIR_ARM64 unset, uses
 # the cached test kernels. Writes build/lint.counts for `make check`.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -74,5 +75,13 @@ clippy() { # name kdir arch
 }
 clippy ppc64le "$kdir" powerpc
 clippy arm64 "${KDIR_ARM64:-$("$RPMU_TOP/scripts/kernel.sh" arm64)}" arm64
+
+# Misuses of rust/rpmu that must not compile (tools/testing/compile_fail),
+# each counted as a case.
+timeout 1200 tools/testing/compile_fail/run.sh "$kdir" powerpc build/compile_fail.counts \
+	>build/compile_fail.log 2>&1 || true
+[ -s build/compile_fail.counts ] || echo "0 1" >build/compile_fail.counts
+sed -n 's/^ok [0-9]* /  ok     compile-fail: /p; s/^not ok [0-9]* /  FAILED compile-fail: /p' build/compile_fail.log
+grep '^#' build/compile_fail.log | grep -v '^# Totals' | head -n 10 || true
 set -e
 echo "$passed $failed" >build/lint.counts

@@ -17,6 +17,7 @@
 #include <linux/spinlock.h>
 #include <linux/sysfs.h>
 #include <linux/vmalloc.h>
+#include <linux/xarray.h>
 #include <linux/topology.h>
 #include <linux/acpi.h>
 #include <linux/anon_inodes.h>
@@ -90,6 +91,31 @@ u64 rpmu_hrtimer_forward_now(struct hrtimer *timer, u64 ns)
 	return hrtimer_forward_now(timer, ns_to_ktime(ns));
 }
 
+/*
+ * The AUX areas this module's PMUs set up (rust/rpmu/perf/aux.rs): the
+ * private data setup_aux returned, with its PMU driver's tag. Perf returns
+ * the private data of whichever PMU set the ring's AUX area up, which for an
+ * event whose output is redirected may be another PMU's; it is looked up
+ * here before it is used. Written in process context (setup_aux, free_aux),
+ * read under RCU by xa_load from any context.
+ */
+static DEFINE_XARRAY(rpmu_aux_areas);
+
+int rpmu_aux_register(void *priv, void *tag)
+{
+	return xa_err(xa_store(&rpmu_aux_areas, (unsigned long)priv, tag, GFP_KERNEL));
+}
+
+void rpmu_aux_unregister(void *priv)
+{
+	xa_erase(&rpmu_aux_areas, (unsigned long)priv);
+}
+
+bool rpmu_aux_is(void *priv, void *tag)
+{
+	return xa_load(&rpmu_aux_areas, (unsigned long)priv) == tag;
+}
+
 struct page *rpmu_virt_to_page(const void *addr)
 {
 	return virt_to_page(addr);
@@ -140,6 +166,11 @@ bool rpmu_cpu_online(int cpu)
 	return cpu_online(cpu);
 }
 
+bool rpmu_cpu_possible(int cpu)
+{
+	return cpu_possible(cpu);
+}
+
 void rpmu_raw_spin_lock_init(raw_spinlock_t *lock, const char *name,
 			     struct lock_class_key *key)
 {
@@ -150,22 +181,64 @@ void rpmu_raw_spin_lock_init(raw_spinlock_t *lock, const char *name,
 #endif
 }
 
-unsigned long rpmu_raw_spin_lock_irqsave(raw_spinlock_t *lock)
+/*
+ * Interrupts disabled while the lock is held, counted per CPU, so that they
+ * come back on only when the last such lock on the CPU is released, whatever
+ * the order of release (rust/rpmu/sync.rs: Rust guards may be dropped in any
+ * order). 7.3 has this as raw_spin_lock_irq_disable(); before, the count is
+ * kept here.
+ */
+#ifndef raw_spin_lock_irq_disable
+static DEFINE_PER_CPU(unsigned long, rpmu_irq_depth);
+static DEFINE_PER_CPU(unsigned long, rpmu_irq_flags);
+
+static void rpmu_irq_disable(void)
 {
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(lock, flags);
-	return flags;
+	local_irq_save(flags);
+	if (this_cpu_inc_return(rpmu_irq_depth) == 1)
+		this_cpu_write(rpmu_irq_flags, flags);
 }
 
-bool rpmu_raw_spin_trylock_irqsave(raw_spinlock_t *lock, unsigned long *flags)
+static void rpmu_irq_enable(void)
 {
-	return raw_spin_trylock_irqsave(lock, *flags);
+	if (this_cpu_dec_return(rpmu_irq_depth) == 0)
+		local_irq_restore(this_cpu_read(rpmu_irq_flags));
+}
+#endif
+
+void rpmu_raw_spin_lock_irq_disable(raw_spinlock_t *lock)
+{
+#ifdef raw_spin_lock_irq_disable
+	raw_spin_lock_irq_disable(lock);
+#else
+	rpmu_irq_disable();
+	raw_spin_lock(lock);
+#endif
 }
 
-void rpmu_raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags)
+bool rpmu_raw_spin_trylock_irq_disable(raw_spinlock_t *lock)
 {
-	raw_spin_unlock_irqrestore(lock, flags);
+#ifdef raw_spin_lock_irq_disable
+	return raw_spin_trylock_irq_disable(lock);
+#else
+	rpmu_irq_disable();
+	if (raw_spin_trylock(lock))
+		return true;
+	rpmu_irq_enable();
+	return false;
+#endif
+}
+
+void rpmu_raw_spin_unlock_irq_enable(raw_spinlock_t *lock)
+{
+#ifdef raw_spin_lock_irq_disable
+	raw_spin_unlock_irq_enable(lock);
+#else
+	raw_spin_unlock(lock);
+	rpmu_irq_enable();
+#endif
 }
 
 /*

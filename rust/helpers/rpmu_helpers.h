@@ -30,6 +30,9 @@ void rpmu_hrtimer_setup(struct hrtimer *timer,
 			enum hrtimer_restart (*fn)(struct hrtimer *));
 struct page *rpmu_virt_to_page(const void *addr);
 void *rpmu_vmap_pages(struct page **pages, unsigned int n);
+int rpmu_aux_register(void *priv, void *tag);
+void rpmu_aux_unregister(void *priv);
+bool rpmu_aux_is(void *priv, void *tag);
 void rpmu_sysfs_attr_init(struct attribute *attr);
 u64 rpmu_local64_read(local64_t *l);
 void rpmu_local64_set(local64_t *l, u64 v);
@@ -38,13 +41,14 @@ u64 rpmu_local64_cmpxchg(local64_t *l, u64 old, u64 new);
 u64 rpmu_local_clock(void);
 unsigned int rpmu_nr_cpu_ids(void);
 bool rpmu_cpu_online(int cpu);
+bool rpmu_cpu_possible(int cpu);
 
 struct lock_class_key;
 void rpmu_raw_spin_lock_init(raw_spinlock_t *lock, const char *name,
 			     struct lock_class_key *key);
-unsigned long rpmu_raw_spin_lock_irqsave(raw_spinlock_t *lock);
-bool rpmu_raw_spin_trylock_irqsave(raw_spinlock_t *lock, unsigned long *flags);
-void rpmu_raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags);
+void rpmu_raw_spin_lock_irq_disable(raw_spinlock_t *lock);
+bool rpmu_raw_spin_trylock_irq_disable(raw_spinlock_t *lock);
+void rpmu_raw_spin_unlock_irq_enable(raw_spinlock_t *lock);
 void rpmu_memcpy(void *dst, const void *src, size_t n);
 void rpmu_raw_spin_lock_irqs_off(raw_spinlock_t *lock);
 bool rpmu_raw_spin_trylock_irqs_off(raw_spinlock_t *lock);

@@ -11,12 +11,13 @@
 //! window from `reg`/`_CRS`, its ACPI `_HID`, and syscon lookup.
 
 use crate::rpmu::{bindings, io::MemWindow};
-use core::ptr::NonNull;
+use core::{marker::PhantomData, ptr::NonNull};
 use kernel::{
     device::{property::FwNode, Bound, Device},
     error::to_result,
     prelude::*,
     str::CStr,
+    sync::aref::ARef,
 };
 
 fn fwnode_raw(node: &FwNode) -> *mut bindings::fwnode_handle {
@@ -26,63 +27,89 @@ fn fwnode_raw(node: &FwNode) -> *mut bindings::fwnode_handle {
     core::ptr::from_ref(node).cast_mut().cast()
 }
 
-/// What a driver needs to know about a firmware node describing one
-/// sub-block of a device (a DT child node or an ACPI child device).
-pub struct ChildNode<'a>(&'a FwNode);
+/// Whether the bound device `dev` is described by a device tree (else by
+/// ACPI, or by nothing).
+pub fn is_of(dev: &Device<Bound>) -> bool {
+    dev.fwnode().is_some_and(|n| {
+        // SAFETY: `fwnode_raw` is a valid fwnode for the borrow of `dev`.
+        unsafe { bindings::rpmu_fwnode_is_of(fwnode_raw(n)) }
+    })
+}
+
+/// A firmware child node of a bound device (a DT child node or an ACPI
+/// child device), describing one of its sub-blocks.
+///
+/// Only [`ChildNode::children_of`] makes one, so a register window mapped
+/// from it ([`Mmio::of_child`](crate::rpmu::io::Mmio::of_child)) is always
+/// one the bound device's own firmware description gives.
+///
+/// # Invariants
+///
+/// `node` is a child of the firmware node of a device bound for `'a`.
+pub struct ChildNode<'a> {
+    node: ARef<FwNode>,
+    _dev: PhantomData<&'a Device<Bound>>,
+}
 
 impl<'a> ChildNode<'a> {
-    /// Wraps `node`.
-    pub fn new(node: &'a FwNode) -> Self {
-        Self(node)
-    }
-
-    /// Whether the node comes from a device tree (else ACPI).
-    pub fn is_of(&self) -> bool {
-        // SAFETY: `fwnode_raw` is a valid fwnode for `'a`.
-        unsafe { bindings::rpmu_fwnode_is_of(fwnode_raw(self.0)) }
+    /// The child nodes of the bound device `dev` (none if it has no
+    /// firmware node).
+    pub fn children_of(dev: &'a Device<Bound>) -> impl Iterator<Item = ChildNode<'a>> + 'a {
+        dev.fwnode().into_iter().flat_map(|n| {
+            // INVARIANT: children of `dev`'s node, `dev` bound for `'a`.
+            n.children().map(|node| ChildNode {
+                node,
+                _dev: PhantomData,
+            })
+        })
     }
 
     /// Whether the node is available (DT `status` okay, ACPI device present).
     pub fn is_available(&self) -> bool {
-        // SAFETY: `fwnode_raw` is a valid fwnode for `'a`.
-        unsafe { bindings::fwnode_device_is_available(fwnode_raw(self.0)) }
+        // SAFETY: `fwnode_raw` is a valid fwnode while `self` holds its
+        // reference.
+        unsafe { bindings::fwnode_device_is_available(fwnode_raw(&self.node)) }
     }
 
     /// Whether a DT node has `compat` in its `compatible` list.
     pub fn is_compatible(&self, compat: &CStr) -> bool {
-        self.0.property_match_string(c"compatible", compat).is_ok()
+        self.node
+            .property_match_string(c"compatible", compat)
+            .is_ok()
     }
 
     /// The ACPI `_HID` of an ACPI device node.
-    pub fn acpi_hid(&self) -> Option<&'a CStr> {
-        // SAFETY: `fwnode_raw` is a valid fwnode for `'a`.
-        let hid = unsafe { bindings::rpmu_fwnode_acpi_hid(fwnode_raw(self.0)) };
+    pub fn acpi_hid(&self) -> Option<&CStr> {
+        // SAFETY: `fwnode_raw` is a valid fwnode while `self` holds its
+        // reference.
+        let hid = unsafe { bindings::rpmu_fwnode_acpi_hid(fwnode_raw(&self.node)) };
         if hid.is_null() {
             return None;
         }
         // SAFETY: `acpi_device_hid` returns a NUL-terminated string owned by
-        // the ACPI device, which lives at least as long as its fwnode
-        // reference `'a`.
+        // the ACPI device, which lives at least as long as `self`'s
+        // reference on its fwnode.
         Some(unsafe { CStr::from_char_ptr(hid) })
     }
 
     /// A `u32` property, if present and well formed.
     pub fn read_u32(&self, name: &CStr) -> Option<u32> {
-        self.0.property_read::<u32>(name).optional()
+        self.node.property_read::<u32>(name).optional()
     }
 
     /// The node's register window: `reg` index 0 (DT) or the first memory
     /// descriptor of `_CRS` (ACPI).
     pub fn mem_window(&self) -> Result<MemWindow> {
         let mut res = bindings::resource::default();
-        // SAFETY: `fwnode_raw` is valid; `res` is a writable resource.
-        to_result(unsafe { bindings::rpmu_fwnode_mem_resource(fwnode_raw(self.0), &mut res) })?;
+        // SAFETY: `fwnode_raw` is valid while `self` holds its reference;
+        // `res` is a writable resource.
+        to_result(unsafe { bindings::rpmu_fwnode_mem_resource(fwnode_raw(&self.node), &mut res) })?;
         MemWindow::from_resource(&res).ok_or(EINVAL)
     }
 
     /// The node, for messages.
     pub fn name(&self) -> impl kernel::fmt::Display + '_ {
-        self.0.display_name()
+        self.node.display_name()
     }
 }
 

@@ -14,7 +14,7 @@
 use crate::rpmu::{bindings, firmware::ChildNode};
 use core::{ffi::c_void, ptr::NonNull};
 use kernel::{
-    device::{Bound, Device},
+    device::Bound,
     platform,
     prelude::*,
     sync::atomic::{Atomic, Relaxed},
@@ -98,9 +98,9 @@ impl Mmio {
         Self::map(MemWindow::of_platform(pdev, index).ok_or(ENODEV)?)
     }
 
-    /// Maps the register window of `child`, a firmware child node of the
-    /// bound device `_dev`.
-    pub fn of_child(_dev: &Device<Bound>, child: &ChildNode<'_>) -> Result<Self> {
+    /// Maps the register window of `child`, a firmware child node of a bound
+    /// device.
+    pub fn of_child(child: &ChildNode<'_>) -> Result<Self> {
         Self::map(child.mem_window()?)
     }
 

@@ -5,10 +5,12 @@
 //! C header: [`include/linux/interrupt.h`](srctree/include/linux/interrupt.h)
 //!
 //! `kernel::irq::Registration::new` is `unsafe` because forgetting the
-//! registration would leave the kernel with a dangling cookie.
-//! [`BoxedRegistration`] only hands it out pinned in a box: forgetting the
-//! box leaks the memory together with the registration, so the cookie never
-//! dangles, and creating one is safe.
+//! registration would leave the kernel calling a handler whose memory, or
+//! whatever it borrows, is gone. [`register`] hands the registration out
+//! pinned in a box, and takes only handlers that own what they use
+//! (`'static`): forgetting the box leaks the memory together with the
+//! registration, so neither the cookie nor anything the handler reaches
+//! can dangle, and creating one is safe.
 
 //!
 //! Before 7.3 the kernel crate's registration was device-managed and its
@@ -32,17 +34,20 @@ use kernel::{
 pub type BoxedRegistration<'a, T> = Pin<KBox<Registration<'a, T>>>;
 
 /// Requests the interrupt of `request` for `handler`, named `name` in
-/// `/proc/interrupts`.
+/// `/proc/interrupts`. The handler owns what it uses (`'static`): a handler
+/// that borrows does not compile.
 #[cfg(not(rpmu_devres_irq))]
-pub fn register<'a, T: Handler + 'a>(
+pub fn register<'a, T: Handler + 'static>(
     request: IrqRequest<'a>,
     flags: Flags,
     name: &'static CStr,
     handler: impl PinInit<T, Error> + 'a,
 ) -> Result<BoxedRegistration<'a, T>> {
     // SAFETY: The registration is returned pinned in a box and never moved
-    // out of it; dropping the box runs its destructor, and forgetting it
-    // leaks the memory the cookie points to, which then stays valid.
+    // out of it. Dropping the box frees the interrupt (waiting for a running
+    // handler) before the memory goes; forgetting it leaks the memory the
+    // cookie points to, which then stays valid, and the handler, being
+    // `'static`, reaches nothing that can be freed under it.
     let init = unsafe { Registration::new(request, flags, name, handler) };
     KBox::pin_init(init, GFP_KERNEL)
 }

@@ -9,6 +9,7 @@
 //! - [`cpu`]: CPU numbers as [`kernel::cpu::CpuId`], online masks, hotplug;
 //! - [`io`], [`firmware`], [`irq`]: what an uncore PMU on a SoC needs;
 //! - [`module`]: this module's `struct module`;
+//! - [`platform`]: platform drivers user space cannot unbind;
 //! - [`sync`]: a raw spinlock for state perf callbacks and hard-IRQ timers
 //!   share;
 //! - `pseries`: the POWER hypervisor's Dispatch Trace Log (PAPR);
@@ -33,6 +34,7 @@ pub mod io;
 pub mod irq;
 pub mod module;
 pub mod perf;
+pub mod platform;
 #[cfg(CONFIG_PPC_PSERIES)]
 pub mod pseries;
 pub mod sync;

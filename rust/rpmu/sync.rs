@@ -22,12 +22,16 @@
 
 use crate::rpmu::bindings;
 use kernel::{
-    ffi::{c_char, c_ulong},
+    ffi::c_char,
     sync::lock::{Backend, Lock},
 };
 
 /// A `raw_spinlock_t` held with interrupts disabled
-/// (`raw_spin_lock_irqsave`). Create one with [`new_raw_spinlock!`].
+/// (`raw_spin_lock_irq_disable`). Create one with [`new_raw_spinlock!`].
+///
+/// Interrupts are disabled by a per-CPU count: they come back on when the
+/// last such guard on the CPU is dropped, so guards of two locks may be
+/// dropped in either order.
 pub type RawSpinLockIrq<T> = Lock<T, RawSpinLockIrqBackend>;
 
 /// Creates a [`RawSpinLockIrq`] or [`RawSpinLock`] initialiser (whichever
@@ -43,12 +47,13 @@ pub use crate::new_raw_spinlock;
 /// The [`Backend`] of [`RawSpinLockIrq`].
 pub struct RawSpinLockIrqBackend;
 
-// SAFETY: `raw_spin_lock_irqsave` provides mutual exclusion; the saved flags
-// are restored by the matching unlock; `relock` uses the default
-// implementation, which calls `lock` again.
+// SAFETY: `raw_spin_lock_irq_disable` provides mutual exclusion, released by
+// the matching `raw_spin_unlock_irq_enable`; interrupts stay disabled while
+// any such lock is held on the CPU, whatever the order of release; `relock`
+// uses the default implementation, which calls `lock` again.
 unsafe impl Backend for RawSpinLockIrqBackend {
     type State = bindings::raw_spinlock;
-    type GuardState = c_ulong;
+    type GuardState = ();
 
     unsafe fn init(
         ptr: *mut Self::State,
@@ -62,20 +67,17 @@ unsafe impl Backend for RawSpinLockIrqBackend {
 
     unsafe fn lock(ptr: *mut Self::State) -> Self::GuardState {
         // SAFETY: The caller guarantees `ptr` is an initialised lock.
-        unsafe { bindings::rpmu_raw_spin_lock_irqsave(ptr) }
+        unsafe { bindings::rpmu_raw_spin_lock_irq_disable(ptr) }
     }
 
     unsafe fn try_lock(ptr: *mut Self::State) -> Option<Self::GuardState> {
-        let mut flags = 0;
         // SAFETY: The caller guarantees `ptr` is an initialised lock.
-        let taken = unsafe { bindings::rpmu_raw_spin_trylock_irqsave(ptr, &mut flags) };
-        taken.then_some(flags)
+        unsafe { bindings::rpmu_raw_spin_trylock_irq_disable(ptr) }.then_some(())
     }
 
-    unsafe fn unlock(ptr: *mut Self::State, guard_state: &Self::GuardState) {
-        // SAFETY: The caller owns the lock, taken by `lock`/`try_lock`, which
-        // returned `guard_state`.
-        unsafe { bindings::rpmu_raw_spin_unlock_irqrestore(ptr, *guard_state) }
+    unsafe fn unlock(ptr: *mut Self::State, _guard_state: &Self::GuardState) {
+        // SAFETY: The caller owns the lock, taken by `lock`/`try_lock`.
+        unsafe { bindings::rpmu_raw_spin_unlock_irq_enable(ptr) }
     }
 
     unsafe fn assert_is_held(ptr: *mut Self::State) {

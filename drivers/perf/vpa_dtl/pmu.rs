@@ -8,8 +8,8 @@ use crate::{
     poll::{DtlAux, Reader},
     rpmu::{
         perf::{
-            eopnotsupp, AuxBuffer, Capabilities, Capability, Event, EventFlag, EventFlags,
-            EventInit, HwState, HwStateBit, PmuDriver, TaskContext, TimerRestart,
+            eopnotsupp, AuxBuffer, AuxSetup, Capabilities, Capability, Event, EventFlag,
+            EventFlags, EventInit, HwState, HwStateBit, PmuDriver, TaskContext, TimerRestart,
         },
         pseries::dtl::{DtlBuffer, Mode, RegisterError},
         sync::{new_raw_spinlock, RawSpinLock},
@@ -183,7 +183,7 @@ impl PmuDriver for VpaDtl {
         // With RELOAD the period may have changed (PERF_EVENT_IOC_PERIOD).
         let first = d.reader.lock().set_pacer(self.pacer(ev));
         ev.set_hw_state(HwState::RUNNING);
-        ev.timer_start(first, true);
+        ev.timer_start(first);
     }
 
     fn stop(&self, ev: &Event<Self>, _flags: EventFlags) {
@@ -192,7 +192,8 @@ impl PmuDriver for VpaDtl {
         }
         let d = ev.data();
         d.buf.disable();
-        ev.timer_cancel();
+        // The abstraction cancels the polling timer when this returns; it
+        // cannot fire meanwhile (interrupts are off on this CPU).
         // Whatever was logged before logging stopped is still captured.
         self.poll(ev, false);
         ev.set_hw_state(HwStateBit::Stopped.into());
@@ -235,7 +236,7 @@ impl PmuDriver for VpaDtl {
         // itself, then releases its claim on the CPU.
     }
 
-    fn setup_aux(&self, _ev: &Event<Self>, buf: &AuxBuffer) -> Result<DtlAux> {
+    fn setup_aux(&self, _ev: &Event<Self, AuxSetup>, buf: &AuxBuffer) -> Result<DtlAux> {
         if buf.is_snapshot() {
             // The header record would be overwritten.
             pr_debug!("snapshot (overwrite) AUX mode is not supported\n");

@@ -163,9 +163,13 @@ impl Child {
 
     /// Folds what counter `idx` counted since the last fold; returns it.
     pub(crate) fn fold(&self, hw: &mut Programmed, idx: usize) -> u64 {
+        let Some(c) = hw.counters.get_mut(idx) else {
+            return 0;
+        };
         let now = self.read_counter(idx);
-        let c = &mut hw.counters[idx];
-        let delta = counter::delta(c.prev, now, self.layout.counter_mask) + c.pending;
+        // Wraps as the event's count does: a counter that reads below its
+        // previous value must not stop the kernel.
+        let delta = counter::delta(c.prev, now, self.layout.counter_mask).wrapping_add(c.pending);
         c.prev = now;
         c.pending = 0;
         delta
@@ -176,7 +180,9 @@ impl Child {
     pub(crate) fn rearm(&self, hw: &mut Programmed, idx: usize) {
         let start = counter::start_value(self.version);
         self.write_counter(idx, start);
-        hw.counters[idx].prev = start;
+        if let Some(c) = hw.counters.get_mut(idx) {
+            c.prev = start;
+        }
     }
 }
 

@@ -7,7 +7,11 @@
 use crate::{
     probe::Shared,
     rpmu::{
-        cpu::{self, hotplug::HotplugCallbacks, CpuId},
+        cpu::{
+            self,
+            hotplug::{HotplugCallbacks, Offline},
+            CpuId,
+        },
         irq,
     },
 };
@@ -71,7 +75,8 @@ impl HotplugCallbacks for Hotplug {
         Ok(())
     }
 
-    fn offline(&self, cpu: CpuId) -> Result {
+    fn offline(&self, cx: &Offline<'_>) -> Result {
+        let cpu = cx.cpu();
         let s = &self.0;
         if s.owner.cpu() != cpu {
             return Ok(());
@@ -80,7 +85,7 @@ impl HotplugCallbacks for Hotplug {
             return Ok(());
         };
         for reg in s.pmus.iter() {
-            reg.migrate_context(cpu, target);
+            reg.migrate_context(cx, target);
         }
         s.owner.set(target);
         route_irq(s, target);

@@ -152,7 +152,9 @@ impl PmuDriver for Child {
             hw.mask_users = hw.mask_users.saturating_sub(1);
         }
         hw.alloc.free(idx);
-        hw.counters[idx] = Counter::default();
+        if let Some(c) = hw.counters.get_mut(idx) {
+            *c = Counter::default();
+        }
         if hw.alloc.used() == 0 {
             self.set_global_enable(&mut hw, false);
         }
@@ -168,7 +170,9 @@ impl PmuDriver for Child {
         // for the next read, then count from a fresh start value.
         if !event.hw_state().contains(HwStateBit::UpToDate) {
             let d = self.fold(&mut hw, idx);
-            hw.counters[idx].pending = d;
+            if let Some(c) = hw.counters.get_mut(idx) {
+                c.pending = d;
+            }
         }
         self.rearm(&mut hw, idx);
         event.set_hw_state(HwState::RUNNING);

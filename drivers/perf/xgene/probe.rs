@@ -14,7 +14,7 @@ use crate::{
     overflow::Isr,
     rpmu::{
         cpu::{self, hotplug::HotplugInstance, hotplug::HotplugState},
-        firmware::{ChildNode, Syscon},
+        firmware::{self, ChildNode, Syscon},
         io::Mmio,
         irq::{self, BoxedRegistration},
         module::this_module,
@@ -23,7 +23,7 @@ use crate::{
     sysfs::attr_groups,
 };
 use kernel::{
-    device::{self, property::FwNode, Bound},
+    device::{self, Bound},
     irq::Flags,
     platform,
     prelude::*,
@@ -131,18 +131,16 @@ fn child_type(node: &ChildNode<'_>) -> Option<PmuType> {
 
 /// Registers the PMU of one child node, if it is an active sub-block.
 fn add_child(
-    dev: &device::Device<Bound>,
-    node: &FwNode,
+    node: &ChildNode<'_>,
     v: Version,
     masks: &ActiveMasks,
     owner: &Arc<Owner>,
     pmus: &mut KVec<Registration<Child>>,
 ) -> Result {
-    let node = ChildNode::new(node);
     if !node.is_available() {
         return Ok(());
     }
-    let Some(ty) = child_type(&node) else {
+    let Some(ty) = child_type(node) else {
         return Ok(());
     };
     let bit = node.read_u32(c"enable-bit-index").unwrap_or(0);
@@ -168,7 +166,7 @@ fn add_child(
     node.mem_window().inspect_err(|e| {
         pr_warn!("{}: no register window ({:?}), skipped\n", node.name(), e);
     })?;
-    let regs = Mmio::of_child(dev, &node)?;
+    let regs = Mmio::of_child(node)?;
     let start = regs.window().start;
     reset_block(&regs, v.layout());
     let name = CString::try_from_fmt(fmt!("{}{}", ty.prefix(), bit))?;
@@ -189,8 +187,7 @@ fn add_child(
 impl<'bound> XgenePmuDevice<'bound> {
     pub(crate) fn probe(pdev: &'bound platform::Device<Bound>, v: Version) -> Result<Self> {
         let dev: &device::Device<Bound> = pdev.as_ref();
-        let fwnode = dev.fwnode().ok_or(ENODEV)?;
-        let of = ChildNode::new(fwnode).is_of();
+        let of = firmware::is_of(dev);
         let pcp = Mmio::of_platform(pdev, logic::acpi::TOP_RES_PCP as u32).inspect_err(|e| {
             if *e == ENODEV {
                 dev_err!(dev, "no register window\n");
@@ -213,9 +210,9 @@ impl<'bound> XgenePmuDevice<'bound> {
 
         let owner = Arc::new(Owner::new(cpu::first_online()), GFP_KERNEL)?;
         let mut pmus = KVec::new();
-        for child in fwnode.children() {
+        for child in ChildNode::children_of(dev) {
             // A sub-block that fails is skipped, as the others still work.
-            let _ = add_child(dev, &child, v, &masks, &owner, &mut pmus);
+            let _ = add_child(&child, v, &masks, &owner, &mut pmus);
         }
         if pmus.is_empty() {
             dev_err!(dev, "no PMU sub-block found\n");

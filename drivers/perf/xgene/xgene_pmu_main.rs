@@ -32,7 +32,10 @@ mod sysfs;
 use kernel::{acpi, device, of, platform, prelude::*};
 use logic::hw::Version;
 
-kernel::module_platform_driver! {
+// Registered with `suppress_bind_attrs`: unbinding through sysfs would
+// free a PMU that software events in its groups still reach (see
+// `rpmu::platform`).
+rpmu::platform::module_platform_driver_no_unbind! {
     type: XgenePmuDriver,
     name: "xgene_pmu",
     authors: ["rust-pmu developers"],

@@ -20,7 +20,7 @@ use kernel::{
     error::{from_result, to_result},
     prelude::*,
     sync::Arc,
-    types::Opaque,
+    types::{NotThreadSafe, Opaque},
 };
 
 /// What an instance does when a CPU comes online or goes offline. Both run
@@ -33,10 +33,28 @@ pub trait HotplugCallbacks: Send + Sync + 'static {
         Ok(())
     }
 
-    /// `cpu` is going offline (also called for every online CPU when the
-    /// instance is removed).
-    fn offline(&self, _cpu: CpuId) -> Result {
+    /// `cx.cpu()` is going offline (also called for every online CPU when
+    /// the instance is removed).
+    fn offline(&self, _cx: &Offline<'_>) -> Result {
         Ok(())
+    }
+}
+
+/// The context of [`HotplugCallbacks::offline`]: process context, with the
+/// CPU hotplug lock held, while [`Self::cpu`] is still online. What must run
+/// there, such as moving perf events off the CPU
+/// ([`Registration::migrate_context`](crate::rpmu::perf::Registration::migrate_context)),
+/// takes it, so it cannot be called from atomic context or for another CPU.
+pub struct Offline<'a> {
+    cpu: CpuId,
+    _p: PhantomData<&'a ()>,
+    _not_send: NotThreadSafe,
+}
+
+impl Offline<'_> {
+    /// The CPU going offline.
+    pub fn cpu(&self) -> CpuId {
+        self.cpu
     }
 }
 
@@ -183,6 +201,18 @@ unsafe fn run<T: HotplugCallbacks>(
     })
 }
 
+fn offline<T: HotplugCallbacks>(data: &T, cpu: CpuId) -> Result {
+    // Only `offline_callback` gets here: the teardown callback of a
+    // `CPUHP_AP_ONLINE_DYN` state, which the hotplug core runs in process
+    // context with the hotplug lock held, before `cpu` goes.
+    let cx = Offline {
+        cpu,
+        _p: PhantomData,
+        _not_send: NotThreadSafe,
+    };
+    data.offline(&cx)
+}
+
 /// The state's `startup` callback.
 ///
 /// # Safety
@@ -206,5 +236,5 @@ unsafe extern "C" fn offline_callback<T: HotplugCallbacks>(
     node: *mut bindings::hlist_node,
 ) -> c_int {
     // SAFETY: Guaranteed by the caller.
-    unsafe { run::<T>(cpu, node, T::offline) }
+    unsafe { run::<T>(cpu, node, offline::<T>) }
 }

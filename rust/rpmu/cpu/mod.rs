@@ -19,6 +19,15 @@ pub fn is_online(cpu: CpuId) -> bool {
     unsafe { bindings::rpmu_cpu_online(i32::from(cpu)) }
 }
 
+/// Whether `cpu` is possible: it has per-CPU data (a `paca`, an `lppaca`
+/// on pseries) for the kernel's lifetime. Numbers below `nr_cpu_ids` need
+/// not all be possible.
+pub fn is_possible(cpu: CpuId) -> bool {
+    // SAFETY: `cpu` is below `nr_cpu_ids` (`CpuId` invariant), so the mask
+    // lookup stays in bounds.
+    unsafe { bindings::rpmu_cpu_possible(i32::from(cpu)) }
+}
+
 /// An online CPU other than `cpu`, if any.
 pub fn other_online(cpu: CpuId) -> Option<CpuId> {
     // SAFETY: Reads the online mask; `cpu` is a valid CPU number.

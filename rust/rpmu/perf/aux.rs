@@ -12,7 +12,7 @@
 //! (`perf_aux_output_end`), which posts a `PERF_RECORD_AUX` carrying the
 //! output flags.
 
-use super::{module_pin::ModulePin, Event, PmuDriver};
+use super::{module_pin::ModulePin, AuxSetup, Event, PmuDriver};
 use crate::rpmu::bindings;
 use core::ptr::NonNull;
 use kernel::prelude::*;
@@ -101,7 +101,7 @@ struct AuxBox<T: PmuDriver> {
 ///
 /// As for [`AuxBuffer::map`].
 pub(super) unsafe fn setup<T: PmuDriver>(
-    event: &Event<T>,
+    event: &Event<T, AuxSetup>,
     pages: *mut *mut c_void,
     nr_pages: c_int,
     overwrite: bool,
@@ -118,17 +118,36 @@ pub(super) unsafe fn setup<T: PmuDriver>(
     let Ok(data) = event.driver().setup_aux(event, &buf) else {
         return core::ptr::null_mut();
     };
-    match KBox::new(
+    let Ok(b) = KBox::new(
         AuxBox::<T> {
             data,
             buf,
             _pin: pin,
         },
         GFP_KERNEL,
-    ) {
-        Ok(b) => KBox::into_raw(b).cast(),
-        Err(_) => core::ptr::null_mut(),
+    ) else {
+        return core::ptr::null_mut();
+    };
+    let p: *mut c_void = KBox::into_raw(b).cast();
+    // SAFETY: `p` is a live allocation, registered until `free` erases it
+    // before freeing it; the tag is an address, aligned as XArray entries
+    // must be.
+    if unsafe { bindings::rpmu_aux_register(p, tag::<T>()) } != 0 {
+        // SAFETY: `p` came from `KBox::into_raw` above and was not shared.
+        drop(unsafe { KBox::from_raw(p.cast::<AuxBox<T>>()) });
+        return core::ptr::null_mut();
     }
+    p
+}
+
+/// What identifies `T`'s AUX boxes in the module's registry: the address of
+/// `free::<T>`, 4-byte aligned as XArray entries must be. Two drivers whose
+/// `free` the compiler merged share it; their boxes then have one layout
+/// (the same `AuxData` type), so taking one for the other is not undefined
+/// behaviour.
+fn tag<T: PmuDriver>() -> *mut c_void {
+    let f: unsafe fn(*mut c_void) = free::<T>;
+    f as *mut c_void
 }
 
 /// Frees what [`setup`] built.
@@ -137,6 +156,9 @@ pub(super) unsafe fn setup<T: PmuDriver>(
 ///
 /// `p` must come from [`setup`] for the same `T` and not be used afterwards.
 pub(super) unsafe fn free<T: PmuDriver>(p: *mut c_void) {
+    // SAFETY: Erases what `setup` registered, before the memory goes, so the
+    // registry never names freed memory.
+    unsafe { bindings::rpmu_aux_unregister(p) };
     // SAFETY: `p` is a leaked `KBox<AuxBox<T>>` (caller).
     drop(unsafe { KBox::from_raw(p.cast::<AuxBox<T>>()) });
 }
@@ -179,8 +201,20 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
         if p.is_null() {
             return None;
         }
-        // SAFETY: A non-NULL result is what `setup_aux` returned: a live
-        // `AuxBox<T>`, kept alive by the reference `begin` took until `end`.
+        // SAFETY: `p` is only compared, not dereferenced.
+        if !unsafe { bindings::rpmu_aux_is(p, tag::<T>()) } {
+            // The ring's AUX area was set up by another PMU (the event's
+            // output is redirected into a ring shared with it): its private
+            // data is not ours to use. End the transaction, writing nothing.
+            // SAFETY: The handle was opened by the successful begin above
+            // and is ended once, here.
+            unsafe { bindings::perf_aux_output_end(&mut handle, 0) };
+            return None;
+        }
+        // SAFETY: `p` is in the registry with `T`'s tag, so it is a live
+        // `AuxBox<T>` made by `setup` (entries are erased before the box is
+        // freed); the reference `begin` took on the AUX area keeps perf from
+        // freeing it until the transaction ends.
         let aux = unsafe { &*p.cast::<AuxBox<T>>() };
         // INVARIANT: begin succeeded; nothing written yet.
         Some(Self {
@@ -191,8 +225,10 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
         })
     }
 
-    /// The driver's state for this AUX area.
-    pub fn data(&self) -> &'a T::AuxData {
+    /// The driver's state for this AUX area, for as long as the
+    /// transaction is open: [`Self::commit`] may drop the last reference
+    /// to the area.
+    pub fn data(&self) -> &T::AuxData {
         &self.aux.data
     }
 

@@ -8,7 +8,7 @@ use super::{
     event::EventBox,
     event_init::EventInit,
     registration::{Inner, Registration},
-    Capability, Event, EventFlags, PmuDriver, TimerRestart, Txn,
+    AuxSetup, Capability, Event, EventFlags, PmuDriver, TimerRestart, Txn,
 };
 use crate::rpmu::bindings;
 use core::{
@@ -108,7 +108,11 @@ impl<T: PmuDriver> Registration<T> {
     ) -> bindings::hrtimer_restart {
         // SAFETY: The timer is a field of a live `EventBox<T>` (it is
         // cancelled before the box is freed), so `container_of` yields the
-        // box; its `event` satisfies `Event`'s invariants while the box lives.
+        // box, and its `event` is valid while the box lives. The timer is
+        // armed only by `Event::timer_start`, pinned to the event's CPU, and
+        // cancelled after `stop` and `del`: it runs on that CPU in hard
+        // interrupt context while the event is started, when no scheduling
+        // callback of the event can run, which is what `Scheduled` states.
         let ev = unsafe {
             let b = kernel::container_of!(
                 timer.cast::<Opaque<bindings::hrtimer>>(),
@@ -120,11 +124,10 @@ impl<T: PmuDriver> Registration<T> {
         match ev.driver().timer(ev) {
             TimerRestart::Stop => bindings::hrtimer_restart_HRTIMER_NORESTART,
             TimerRestart::After(d) => {
+                let ns = d.as_nanos().max(super::MIN_TIMER_PERIOD.as_nanos());
                 // SAFETY: Called from the timer's own callback, as
                 // hrtimer_forward_now() requires.
-                unsafe {
-                    bindings::rpmu_hrtimer_forward_now(timer.cast(), d.as_nanos().max(0) as u64)
-                };
+                unsafe { bindings::rpmu_hrtimer_forward_now(timer.cast(), ns as u64) };
                 bindings::hrtimer_restart_HRTIMER_RESTART
             }
         }
@@ -156,6 +159,8 @@ impl<T: PmuDriver> Registration<T> {
         // SAFETY: As for `add_callback`.
         let ev = unsafe { Event::<T>::from_raw(e) };
         ev.driver().del(ev, EventFlags::from_raw(flags));
+        // SAFETY: `ev` is valid (above).
+        unsafe { Self::timer_stop(ev) };
     }
 
     /// `pmu::start`.
@@ -178,6 +183,27 @@ impl<T: PmuDriver> Registration<T> {
         // SAFETY: As for `add_callback`.
         let ev = unsafe { Event::<T>::from_raw(e) };
         ev.driver().stop(ev, EventFlags::from_raw(flags));
+        // SAFETY: `ev` is valid (above).
+        unsafe { Self::timer_stop(ev) };
+    }
+
+    /// Cancels the event's timer after `stop` or `del`, so that it never
+    /// runs for a stopped event, nor after the event left this CPU.
+    ///
+    /// # Safety
+    ///
+    /// Called from `stop_callback` or `del_callback` for `ev`.
+    unsafe fn timer_stop(ev: &Event<T>) {
+        if !T::HAS_TIMER {
+            return;
+        }
+        // SAFETY: The timer was set up at `event_init` (`EventBox`
+        // invariant) and lives until `destroy`. The timer is pinned to the
+        // CPU `start` ran on, which is this one (perf calls `stop` and `del`
+        // of a scheduled event on its CPU), so its callback is not running:
+        // this CPU has interrupts off and perf does not call `stop` or `del`
+        // from the timer. `hrtimer_cancel` therefore returns at once.
+        unsafe { bindings::hrtimer_cancel(ev.event_box_timer()) };
     }
 
     /// `pmu::read`.
@@ -280,8 +306,16 @@ impl<T: PmuDriver> Registration<T> {
         overwrite: bool,
     ) -> *mut c_void {
         // SAFETY: perf calls `setup_aux` for an initialised event of our PMU,
-        // with `nr_pages` page addresses at `pages`.
-        unsafe { aux::setup::<T>(Event::<T>::from_raw(e), pages, nr_pages, overwrite) }
+        // in process context (`perf_mmap`), with `nr_pages` page addresses
+        // at `pages`: the guarantees of `AuxSetup`.
+        unsafe {
+            aux::setup::<T>(
+                Event::<T, AuxSetup>::from_raw(e),
+                pages,
+                nr_pages,
+                overwrite,
+            )
+        }
     }
 
     /// `pmu::free_aux`. Perf may call it after the event was destroyed and

@@ -2,7 +2,7 @@
 
 //! The callbacks a PMU driver implements.
 
-use super::{AuxBuffer, Capabilities, Event, EventFlags, EventInit, TaskContext};
+use super::{AuxBuffer, AuxSetup, Capabilities, Event, EventFlags, EventInit, TaskContext};
 use kernel::{error::VTABLE_DEFAULT_ERROR, prelude::*, time::Delta};
 
 /// Whether a per-event timer fires again.
@@ -30,14 +30,28 @@ pub enum Txn {
 /// perf reaches it through the callbacks below, which are associated
 /// functions of the driver type (`&self` is the registered driver).
 ///
-/// Contexts: `event_init` and `setup_aux` run in process context and may
-/// sleep; `add`, `del`, `start`, `stop`, `read`, `check_period`,
-/// `pmu_enable`, `pmu_disable` and the transaction callbacks run on the
-/// event's CPU with interrupts disabled and perf's raw context lock held; `timer` runs in hard interrupt
-/// context on the CPU the timer was started on. For one event these never
-/// run concurrently with each other, except `timer` against callbacks made
-/// on another CPU, which a CPU-wide PMU avoids by starting the timer pinned
-/// on the event's CPU. See the lifecycle in the [module documentation](super).
+/// Contexts: each callback receives what perf guarantees where it runs, and
+/// what needs that guarantee is only callable there.
+///
+/// - `event_init` runs in process context and may sleep; it gets an
+///   [`EventInit`].
+/// - `add`, `del`, `start`, `stop`, `read` and `check_period` run on the
+///   event's CPU with interrupts disabled and perf's context lock held, and
+///   `timer` runs in hard-interrupt context on the same CPU while the event
+///   is started (the abstraction pins the timer there and cancels it after
+///   `stop` and `del`). For one event none of them runs while another does;
+///   they get an [`Event<Self, Scheduled>`](super::Scheduled), the only form
+///   with the hardware state, the count, the timer and the AUX output.
+/// - `pmu_enable`, `pmu_disable` and the transaction callbacks run on one
+///   CPU with interrupts disabled and perf's context lock held; they get no
+///   event.
+/// - `setup_aux` runs in process context on any CPU, concurrently with the
+///   others; it gets an [`Event<Self, AuxSetup>`](super::AuxSetup), which
+///   reads only what is fixed after `event_init`.
+/// - `event_destroy` runs in process context once the event left the PMU;
+///   it gets the event's data alone.
+///
+/// See the lifecycle in the [module documentation](super).
 ///
 /// # Examples
 ///
@@ -182,7 +196,9 @@ pub trait PmuDriver: Sized + Send + Sync + 'static {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
-    /// Runs when the event's timer (see [`Event::timer_start`]) expires.
+    /// Runs when the event's timer (see [`Event::timer_start`]) expires, in
+    /// hard-interrupt context on the event's CPU, while the event is
+    /// started. Re-arms it by returning [`TimerRestart::After`].
     fn timer(&self, _event: &Event<Self>) -> TimerRestart {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
@@ -193,7 +209,7 @@ pub trait PmuDriver: Sized + Send + Sync + 'static {
 
     /// Prepares the AUX area perf allocated for `event`, already mapped as
     /// one contiguous buffer.
-    fn setup_aux(&self, _event: &Event<Self>, _buf: &AuxBuffer) -> Result<Self::AuxData> {
+    fn setup_aux(&self, _event: &Event<Self, AuxSetup>, _buf: &AuxBuffer) -> Result<Self::AuxData> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 }

@@ -1,11 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! An event of a registered PMU, as the callbacks see it.
+//! An event of a registered PMU, as the callbacks see it, and the contexts
+//! the callbacks run in.
 
 use super::{registration::Inner, AuxOutput, HwState, PmuDriver};
 use crate::rpmu::bindings;
 use core::{marker::PhantomData, ptr::NonNull};
 use kernel::{cpu::CpuId, prelude::*, time::Delta, types::Opaque};
+
+/// The shortest period [`Event::timer_start`] arms the event's timer for:
+/// a shorter one is raised to it, so that a driver cannot keep its CPU in
+/// the timer interrupt.
+pub const MIN_TIMER_PERIOD: Delta = Delta::from_micros(10);
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// What perf guarantees while a callback runs; the second parameter of
+/// [`Event`]. Only the types of this module implement it.
+pub trait Context: sealed::Sealed {}
+
+/// The scheduling callbacks (`add`, `del`, `start`, `stop`, `read`,
+/// `check_period`) and the event's timer.
+///
+/// Perf calls the callbacks on the CPU the event is scheduled on, with
+/// interrupts disabled and its context lock held; the timer is pinned to
+/// that CPU, runs in hard-interrupt context and is cancelled by the
+/// abstraction after `stop` and `del`. So for one event none of these runs
+/// concurrently with another, and the state they share (`hw.state`,
+/// `hw.idx`, the count, the CPU, the AUX transaction) is theirs alone.
+pub struct Scheduled;
+
+/// `setup_aux`: process context, on any CPU, concurrently with the
+/// scheduling callbacks and the timer of the same event. Only what is fixed
+/// after `event_init` is readable.
+pub struct AuxSetup;
+
+impl sealed::Sealed for Scheduled {}
+impl Context for Scheduled {}
+impl sealed::Sealed for AuxSetup {}
+impl Context for AuxSetup {}
 
 /// Everything the abstraction keeps per event; pointed to by
 /// `perf_event::pmu_private`.
@@ -24,37 +59,45 @@ pub(super) struct EventBox<T: PmuDriver> {
     pub(super) data: T::EventData,
 }
 
-/// A perf event of a [`PmuDriver`]'s PMU, as seen from the PMU callbacks.
+/// A perf event of a [`PmuDriver`]'s PMU, as seen from a callback that runs
+/// in context `C` ([`Scheduled`] unless said otherwise).
+///
+/// What every context may read is available for any `C`; what needs the
+/// serialisation of the scheduling callbacks (the hardware state, the count,
+/// the CPU, the timer, the AUX output) only for `Event<T, Scheduled>`, so
+/// calling it from `setup_aux` does not compile. A reference to an `Event`
+/// lives only as long as the callback that received it, and is neither
+/// `Send` nor `Sync`: it cannot leave the callback's CPU.
 ///
 /// # Invariants
 ///
 /// The wrapped `perf_event` belongs to a PMU registered by a
 /// [`Registration<T>`](super::Registration), `event_init` succeeded for it,
-/// and its `pmu_private` points at a live `EventBox<T>`.
+/// its `pmu_private` points at a live `EventBox<T>`, and perf gives the
+/// guarantees of `C` for as long as the reference lives.
 #[repr(transparent)]
-pub struct Event<T: PmuDriver> {
+pub struct Event<T: PmuDriver, C: Context = Scheduled> {
     inner: Opaque<bindings::perf_event>,
-    _p: PhantomData<T>,
+    _p: PhantomData<(T, C)>,
 }
 
-// SAFETY: Perf core serialises the PMU callbacks of an event; what `Event`
-// exposes is either read-only after `event_init`, updated through perf core's
-// own local atomics (`count`, `hw.prev_count`), owned by the serialised
-// callbacks (`hw.state`, `hw.idx`), or `T::EventData`, which is `Sync`.
-unsafe impl<T: PmuDriver> Sync for Event<T> {}
-
-impl<T: PmuDriver> Event<T> {
+impl<T: PmuDriver, C: Context> Event<T, C> {
     /// # Safety
     ///
     /// `ptr` must satisfy the type invariants for `'a`.
     pub(super) unsafe fn from_raw<'a>(ptr: *mut bindings::perf_event) -> &'a Self {
-        // SAFETY: `Event<T>` is a transparent wrapper of `perf_event`; the
+        // SAFETY: `Event<T, C>` is a transparent wrapper of `perf_event`; the
         // caller guarantees validity for `'a`.
         unsafe { &*ptr.cast::<Self>() }
     }
 
     pub(super) fn raw(&self) -> *mut bindings::perf_event {
         self.inner.get()
+    }
+
+    /// The event's timer, for the abstraction's own cancel.
+    pub(super) fn event_box_timer(&self) -> *mut bindings::hrtimer {
+        self.event_box().timer.get()
     }
 
     fn event_box(&self) -> &EventBox<T> {
@@ -72,22 +115,17 @@ impl<T: PmuDriver> Event<T> {
     /// The driver that owns the event's PMU.
     pub fn driver(&self) -> &T {
         // SAFETY: By the type invariant `pmu` is the `pmu` field of a live
-        // `Inner<T>`; the registration outlives its events (perf detaches all
-        // events before `perf_pmu_unregister` returns).
+        // `Inner<T>`: perf calls no callback of an event after
+        // `perf_pmu_unregister` has detached it, and the registration frees
+        // `Inner<T>` only after that.
         unsafe { &Inner::<T>::from_pmu((*self.raw()).pmu).driver }
-    }
-
-    /// The CPU the event is bound to (`None` for per-task events).
-    pub fn cpu(&self) -> Option<CpuId> {
-        // SAFETY: By the type invariant the event is valid; `cpu` is fixed
-        // after creation.
-        CpuId::from_i32(unsafe { (*self.raw()).cpu })
     }
 
     /// `attr.config`.
     pub fn config(&self) -> u64 {
-        // SAFETY: `attr.config` is fixed after `event_init`
-        // (PERF_EVENT_IOC_MODIFY_ATTRIBUTES only changes breakpoints).
+        // SAFETY: The event is valid (type invariant); `attr.config` is not
+        // written after `event_init` (PERF_EVENT_IOC_MODIFY_ATTRIBUTES only
+        // changes breakpoint events).
         unsafe { (*self.raw()).attr.config }
     }
 
@@ -97,40 +135,57 @@ impl<T: PmuDriver> Event<T> {
         // the union.
         unsafe { (*self.raw()).attr.__bindgen_anon_3.config1 }
     }
+}
+
+impl<T: PmuDriver> Event<T, Scheduled> {
+    /// The CPU the event is scheduled on (`None` for a per-task event that
+    /// is not). Perf changes it only with the event descheduled
+    /// (`perf_pmu_migrate_context`).
+    pub fn cpu(&self) -> Option<CpuId> {
+        // SAFETY: The event is valid; `cpu` is written by perf core only
+        // while the event is out of its context, never during `Scheduled`
+        // callbacks.
+        CpuId::from_i32(unsafe { (*self.raw()).cpu })
+    }
 
     /// `hw.sample_period`: the period set at `event_init`, or the one
     /// `PERF_EVENT_IOC_PERIOD` set since (perf changes it with the event
     /// stopped, then calls `start` with `RELOAD`).
     pub fn sample_period(&self) -> u64 {
-        // SAFETY: Only written by `event_init` or by perf core between `stop`
-        // and `start` on the event's CPU, never concurrently with callbacks.
-        unsafe { core::ptr::read_volatile(&raw const (*self.raw()).hw.sample_period) }
+        // SAFETY: The event is valid; perf core writes `hw.sample_period`
+        // only at `event_init` and, for `PERF_EVENT_IOC_PERIOD`, on the
+        // event's CPU with interrupts off between `stop` and `start`, so
+        // never while a `Scheduled` callback runs.
+        unsafe { (*self.raw()).hw.sample_period }
     }
 
     /// Whether perf currently has the event scheduled on the PMU.
     pub fn is_active(&self) -> bool {
-        // SAFETY: `state` is an `int` updated by perf core; a racy read is
-        // what the C drivers do too (READ_ONCE semantics).
+        // SAFETY: The event is valid; `state` is an `int` perf core writes
+        // under its context lock, which the `Scheduled` callbacks hold (the
+        // timer runs on the same CPU with interrupts off).
         let state = unsafe { core::ptr::read_volatile(&raw const (*self.raw()).state) };
         state == bindings::perf_event_state_PERF_EVENT_STATE_ACTIVE
     }
 
     /// `hw.state`: the driver's `PERF_HES_*` bits.
     pub fn hw_state(&self) -> HwState {
-        // SAFETY: `hw.state` belongs to the driver and is only touched from
-        // callbacks, which perf serialises.
-        HwState::from_raw(unsafe { core::ptr::read_volatile(&raw const (*self.raw()).hw.state) })
+        // SAFETY: The event is valid; `hw.state` is written by the driver in
+        // `Scheduled` callbacks, which do not run concurrently for one event.
+        HwState::from_raw(unsafe { (*self.raw()).hw.state })
     }
 
     /// Sets `hw.state`.
     pub fn set_hw_state(&self, state: HwState) {
         // SAFETY: As for `hw_state`.
-        unsafe { core::ptr::write_volatile(&raw mut (*self.raw()).hw.state, state.raw()) }
+        unsafe { (*self.raw()).hw.state = state.raw() }
     }
 
     /// Adds `delta` to the event's count (`local64_add(&event->count)`).
     pub fn count_add(&self, delta: u64) {
-        // SAFETY: `count` is a `local64_t` perf core reads with `local64_read`.
+        // SAFETY: The event is valid; `count` is a `local64_t`, updated on
+        // the event's CPU (the `Scheduled` context), which perf core reads
+        // with `local64_read`.
         unsafe { bindings::rpmu_local64_add(&raw mut (*self.raw()).count, delta) }
     }
 
@@ -142,7 +197,8 @@ impl<T: PmuDriver> Event<T> {
 
     /// `hw.idx`: the hardware counter the driver assigned, if any.
     pub fn hw_idx(&self) -> Option<usize> {
-        // SAFETY: `hw.idx` belongs to the driver; callbacks are serialised.
+        // SAFETY: The event is valid; `hw.idx` is written by the driver in
+        // `Scheduled` callbacks only.
         usize::try_from(unsafe { *bindings::rpmu_event_hw_idx(self.raw()) }).ok()
     }
 
@@ -155,34 +211,26 @@ impl<T: PmuDriver> Event<T> {
 
     /// Publishes the event's state to the user page of its ring buffer.
     pub fn update_userpage(&self) {
-        // SAFETY: The event is valid; perf allows this from any callback.
+        // SAFETY: The event is valid; perf core calls this itself from the
+        // scheduling paths, under the same serialisation.
         unsafe { bindings::perf_event_update_userpage(self.raw()) }
     }
 
-    /// Arms the event's high-resolution timer to call
-    /// [`PmuDriver::timer`] after `after`, on this CPU if `pinned`.
-    /// Re-arming a pending timer moves its expiry.
-    pub fn timer_start(&self, after: Delta, pinned: bool) {
+    /// Arms the event's timer to call [`PmuDriver::timer`] after `after` (at
+    /// least [`MIN_TIMER_PERIOD`]), on this CPU, in hard-interrupt context.
+    /// Re-arming a pending timer moves its expiry. The abstraction cancels
+    /// the timer after `stop` and `del` return, so a driver has no cancel to
+    /// call, and the timer never runs while the event is stopped.
+    pub fn timer_start(&self, after: Delta) {
         if !T::HAS_TIMER {
             build_error!("Event::timer_start needs PmuDriver::timer");
         }
+        let ns = after.as_nanos().max(MIN_TIMER_PERIOD.as_nanos());
         let t = self.event_box().timer.get();
         // SAFETY: By the `EventBox` invariant the timer was set up; it lives
-        // as long as the box, and `destroy` cancels it before freeing.
-        unsafe { bindings::rpmu_hrtimer_start(t.cast(), after.as_nanos().max(0) as u64, pinned) }
-    }
-
-    /// Cancels the event's timer and waits for a running callback to finish.
-    /// Must not be called from the timer callback itself.
-    pub fn timer_cancel(&self) {
-        if !T::HAS_TIMER {
-            build_error!("Event::timer_cancel needs PmuDriver::timer");
-        }
-        let t = self.event_box().timer.get();
-        // SAFETY: The timer was set up (`EventBox` invariant). Callers are
-        // PMU callbacks, not the timer callback, so this cannot wait on
-        // itself; a callback running on another CPU is waited for.
-        unsafe { bindings::hrtimer_cancel(t) };
+        // as long as the box, and `destroy` cancels it before freeing. Pinned
+        // to this CPU, the event's (`Scheduled`).
+        unsafe { bindings::rpmu_hrtimer_start(t.cast(), ns as u64, true) }
     }
 
     /// Opens an AUX transaction: `None` if the event has no AUX area mapped,

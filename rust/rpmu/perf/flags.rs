@@ -98,15 +98,18 @@ impl HwState {
 }
 
 /// The perf event context a PMU's events live in (`pmu::task_ctx_nr`).
+///
+/// The software context (`perf_sw_context`) is not offered: perf calls
+/// `event_init` of such a PMU without the group leader's context lock, so
+/// [`EventInit::for_each_group_member`](super::EventInit::for_each_group_member)
+/// could not walk the group safely.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum TaskContext {
     /// CPU-wide only (`perf_invalid_context`): perf refuses per-task events
     /// before the driver sees them.
     Invalid,
-    /// The hardware context (`perf_hw_context`).
+    /// The hardware context (`perf_hw_context`): per-task events too.
     Hardware,
-    /// The software context (`perf_sw_context`).
-    Software,
 }
 
 impl TaskContext {
@@ -114,7 +117,6 @@ impl TaskContext {
         match self {
             TaskContext::Invalid => -1,
             TaskContext::Hardware => 0,
-            TaskContext::Software => 1,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! Registration of a PMU with perf (`perf_pmu_register`).
 
 use super::{attrs, AttrGroup, PmuDriver};
-use crate::rpmu::bindings;
+use crate::rpmu::{bindings, cpu::hotplug::Offline};
 use core::{ffi::c_int, mem::ManuallyDrop};
 use kernel::{cpu::CpuId, error::to_result, prelude::*, types::Opaque};
 
@@ -171,13 +171,21 @@ impl<T: PmuDriver> Registration<T> {
         unsafe { (*self.inner.pmu.get()).type_ as u32 }
     }
 
-    /// Moves all events of this PMU from CPU `from` to CPU `to`
-    /// (`perf_pmu_migrate_context`), for uncore PMUs whose designated CPU goes
-    /// offline.
-    pub fn migrate_context(&self, from: CpuId, to: CpuId) {
+    /// Moves all events of this PMU from the CPU going offline to CPU `to`
+    /// (`perf_pmu_migrate_context`), for uncore PMUs whose designated CPU
+    /// goes offline. Does nothing if `to` is that CPU. Takes the hotplug
+    /// context: perf takes both CPUs' context mutexes, so this sleeps.
+    pub fn migrate_context(&self, cx: &Offline<'_>, to: CpuId) {
+        let from = cx.cpu();
+        if from == to {
+            // perf_pmu_migrate_context would take the same mutex twice.
+            return;
+        }
         // SAFETY: The PMU is registered; both CPU numbers are below
         // `nr_cpu_ids` (`CpuId` invariant), so perf core's per-CPU lookups
-        // stay in bounds; it takes its own locks.
+        // stay in bounds; they differ, and `cx` shows process context, so
+        // taking the two context mutexes cannot deadlock nor sleep in atomic
+        // context.
         unsafe {
             bindings::perf_pmu_migrate_context(self.inner.pmu.get(), i32::from(from), i32::from(to))
         }

@@ -72,7 +72,7 @@ const REREGISTERED: u32 = 2;
 ///
 /// # Invariants
 ///
-/// - `cpu` is a possible CPU (`CpuId` invariant).
+/// - `cpu` is a possible CPU (checked by `new`).
 /// - An `Own` ring stays allocated while the hypervisor may write it: while
 ///   `registered` is true, and for ever after a displacement (see `Drop`).
 /// - A `Kernel` ring points at the CPU's `dispatch_log`, allocated at boot
@@ -119,12 +119,16 @@ fn kernel_ring(cpu: CpuId) -> Option<NonNull<u8>> {
 impl DtlBuffer {
     /// A DTL reader for `cpu` (allocating, so it may sleep): [`Mode::Shared`]
     /// if the kernel keeps a DTL of its own for the CPU, else [`Mode::Own`].
-    /// Fails with `EBUSY` if this module already has a reader for `cpu`: a
-    /// CPU has one DTL.
+    /// Fails with `ENODEV` if `cpu` is not a possible CPU, and with `EBUSY`
+    /// if this module already has a reader for `cpu`: a CPU has one DTL.
     pub fn new(cpu: CpuId) -> Result<Self> {
+        // A number below `nr_cpu_ids` may still have no paca or lppaca.
+        if !crate::rpmu::cpu::is_possible(cpu) {
+            return Err(ENODEV);
+        }
         let claim = Claim::take(cpu)?;
-        // SAFETY: `cpu` is a possible CPU; every possible CPU has an lppaca
-        // for the kernel's lifetime.
+        // SAFETY: `cpu` is a possible CPU (checked above); every possible
+        // CPU has an lppaca for the kernel's lifetime.
         let lppaca =
             NonNull::new(unsafe { bindings::rpmu_lppaca_of(i32::from(cpu)) }).ok_or(ENODEV)?;
         let ring = match kernel_ring(cpu).filter(|_| native_accounting()) {

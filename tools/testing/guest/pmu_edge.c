@@ -16,6 +16,16 @@
  *       fail while the software event is open (perf still schedules it
  *       through the PMU: Linux 7.3.4 without patches/0003 lets the module go
  *       and then uses its freed struct pmu), and succeed once it is closed.
+ *   pmu_edge unbind-sibling <pmu> <config> <period> <cpu> <driver> <device>
+ *       As sw-sibling, but once the leader is closed, <device> is unbound
+ *       from the platform <driver> through sysfs, then the software event is
+ *       disabled, enabled, read and closed. Linux 7.3.4's
+ *       perf_pmu_unregister() detaches only the PMU's own events: if the
+ *       unbind goes through, the software event still points at the freed
+ *       PMU (KASAN: slab-use-after-free in __perf_event_disable). A driver
+ *       that cannot be unbound (suppress_bind_attrs) has no unbind file:
+ *       the write must fail and the PMU stay. Then the same with the leader
+ *       still open.
  *   pmu_edge ghost-leader <cpu>
  *       Perf core, no PMU of ours involved: a software event on <cpu>;
  *       <cpu> goes offline (perf removes the event from its context) and
@@ -225,6 +235,68 @@ static int sw_sibling(const char *pmu, const char *module, unsigned long long co
 	return failures != 0;
 }
 
+/* Writes <device> to /sys/bus/platform/drivers/<driver>/<op>; 0 or errno. */
+static int bind_op(const char *driver, const char *device, const char *op)
+{
+	char path[256];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/sys/bus/platform/drivers/%s/%s", driver, op);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return errno;
+	if (write(fd, device, strlen(device)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+static int unbind_sibling(const char *pmu, unsigned long long config, unsigned long long period,
+			  int cpu, const char *driver, const char *device)
+{
+	struct perf_event_attr a, b;
+	unsigned long long v[1];
+	char line[200];
+	int fa, fb, err, type = pmu_type(pmu), round;
+
+	for (round = 0; round < 2; round++) {
+		const char *when = round ? "leader open" : "leader closed";
+
+		attr(&a, type, config);
+		a.sample_period = period;
+		fa = open_event(&a, -1, cpu, -1);
+		ktap(fa >= 0, "leader opens on the PMU");
+		if (fa < 0)
+			return 1;
+		memset(&b, 0, sizeof(b));
+		b.size = sizeof(b);
+		b.type = PERF_TYPE_SOFTWARE;
+		b.config = PERF_COUNT_SW_CPU_CLOCK;
+		fb = open_event(&b, -1, cpu, fa);
+		ktap(fb >= 0, "software event joins the leader's group");
+		if (fb < 0)
+			return 1;
+		usleep(50000);
+		if (!round)
+			close(fa);
+		err = bind_op(driver, device, "unbind");
+		snprintf(line, sizeof(line), "unbind %s (%s) refused: %s", device, when,
+			 err ? strerror(err) : "it went through");
+		ktap(err != 0 && pmu_type(pmu) == type, line);
+		ioctl(fb, PERF_EVENT_IOC_DISABLE, 0);
+		ioctl(fb, PERF_EVENT_IOC_ENABLE, 0);
+		usleep(50000);
+		snprintf(line, sizeof(line), "the software sibling still reads (%s)", when);
+		ktap(read(fb, v, sizeof(v)) == sizeof(v), line);
+		close(fb);
+		if (round)
+			close(fa);
+		if (!err)
+			bind_op(driver, device, "bind");
+	}
+	return failures != 0;
+}
+
 static int set_online(int cpu, int on)
 {
 	char path[64];
@@ -341,6 +413,9 @@ int main(int argc, char **argv)
 	if (argc >= 7 && !strcmp(argv[1], "sw-sibling"))
 		return sw_sibling(argv[2], argv[3], strtoull(argv[4], NULL, 0), strtoull(argv[5], NULL, 0),
 				  atoi(argv[6]));
+	if (argc >= 8 && !strcmp(argv[1], "unbind-sibling"))
+		return unbind_sibling(argv[2], strtoull(argv[3], NULL, 0), strtoull(argv[4], NULL, 0),
+				      atoi(argv[5]), argv[6], argv[7]);
 	if (argc >= 3 && !strcmp(argv[1], "ghost-leader"))
 		return ghost_leader(atoi(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "refuse-loop"))

@@ -17,6 +17,12 @@ else
 	insmod_driver $M/xgene_pmu.ko
 	fargs="$fargs --module xgene_pmu:$M/xgene_pmu.ko"
 fi
+# Unbind attempts through sysfs, whatever is open: refused (no unbind file),
+# by our driver as by upstream's (suppress_bind_attrs).
+drv=xgene_pmu
+[ "${XGENE_DRIVER:-}" = builtin ] && drv=xgene-pmu
+dev=$(basename "$(ls -d /sys/bus/platform/drivers/$drv/*.pmu 2>/dev/null | head -n 1)")
+[ -n "$dev" ] && fargs="$fargs --unbind $drv:$dev"
 for pmu in ${FUZZ_PMUS:-l3c0 iob0 iob-slow0 mcb0 mc0}; do
 	if [ -d $D/$pmu ]; then
 		# shellcheck disable=SC2086 # word-split arguments

@@ -6,7 +6,7 @@
 
 use crate::{
     rpmu::cpu::{
-        hotplug::{HotplugCallbacks, HotplugInstance, HotplugState},
+        hotplug::{HotplugCallbacks, HotplugInstance, HotplugState, Offline},
         CpuId,
     },
     rpmu_testing::{cpu_down, cpu_up},
@@ -38,9 +38,9 @@ impl HotplugCallbacks for Counts {
         Ok(())
     }
 
-    fn offline(&self, cpu: CpuId) -> Result {
+    fn offline(&self, cx: &Offline<'_>) -> Result {
         self.offline.add(1, Relaxed);
-        self.last_offline.store(u32::from(cpu), Relaxed);
+        self.last_offline.store(u32::from(cx.cpu()), Relaxed);
         Ok(())
     }
 }

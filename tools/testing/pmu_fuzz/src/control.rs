@@ -368,6 +368,47 @@ impl Fuzzer<'_> {
         }
     }
 
+    /// Tries to unbind the PMU's device from its platform driver through
+    /// sysfs, whatever is open, and binds it again if that worked.
+    ///
+    /// The contract (rpmu::platform::NoUnbind, as upstream's
+    /// suppress_bind_attrs): the driver has no unbind file, so the attempt
+    /// fails with ENOENT and the PMU stays. A driver that can be unbound
+    /// must at least not be while one of its events, or a software event
+    /// in one of its groups, is open: perf would keep reaching the freed
+    /// PMU.
+    pub(crate) fn unbind(&mut self) {
+        let Some((driver, dev)) = self.o.unbind.clone() else {
+            return;
+        };
+        let sysfs = |op: &str| -> Res {
+            std::fs::write(format!("/sys/bus/platform/drivers/{driver}/{op}"), &dev)
+                .map(|_| 0)
+                .map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))
+        };
+        let res = sysfs("unbind");
+        let open = self.s.evs.len();
+        self.note("unbind", format!("{driver} {dev} open={open}"), &res);
+        match res {
+            Err(libc::ENOENT) => {}
+            Err(e) => self.fail(format!(
+                "unbind {dev} failed with {}, not ENOENT",
+                errname(e)
+            )),
+            Ok(_) => {
+                self.fail(format!(
+                    "unbind {dev} went through ({open} events open): the driver can be unbound"
+                ));
+                let res = sysfs("bind");
+                self.note("bind", format!("{driver} {dev}"), &res);
+                match Target::load(&self.t.name, self.t.kind) {
+                    Ok(t) => self.t = t,
+                    Err(e) => self.fail(format!("after bind: {e}")),
+                }
+            }
+        }
+    }
+
     fn reload(&mut self, name: &str, path: &str) {
         let res = sys::finit_module(path, &self.o.params);
         self.note("insmod", format!("{name} {path}"), &res);

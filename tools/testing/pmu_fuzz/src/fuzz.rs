@@ -20,6 +20,8 @@ pub(crate) const MAX_CHILDREN: usize = 4;
 
 pub struct Options {
     pub module: Option<(String, String)>,
+    /// The platform driver and device of the PMU, for unbind attempts.
+    pub unbind: Option<(String, String)>,
     pub params: String,
     pub hotplug: bool,
     /// Also provoke a Linux 7.3.4 perf core defect that is not the PMU's
@@ -149,6 +151,9 @@ impl Fuzzer<'_> {
         }
         if self.o.module.is_some() && self.r.below(1000) < 2 {
             return self.module();
+        }
+        if self.o.unbind.is_some() && self.r.below(1000) < 2 {
+            return self.unbind();
         }
         match self.r.below(100) {
             0..=24 if !full => self.open(),

@@ -16,6 +16,7 @@
 //! ```text
 //! pmu_fuzz --pmu l3c0 --kind counting --seed 1 --ops 100000 \
 //!          [--hotplug] [--module xgene_pmu:/lib/modules/rpmu/xgene_pmu.ko] \
+//!          [--unbind xgene_pmu:7e000000.pmu] \
 //!          [--log /tmp/fuzz.log] [--core-bugs]
 //! ```
 
@@ -32,7 +33,7 @@ use std::collections::BTreeMap;
 use target::{Kind, Target};
 
 fn usage() -> ! {
-    eprintln!("usage: pmu_fuzz --pmu NAME --kind aux|counting --seed N --ops N [--hotplug] [--module NAME:PATH] [--params P] [--log FILE] [--core-bugs] [--no-kmsg] [--reference]");
+    eprintln!("usage: pmu_fuzz --pmu NAME --kind aux|counting --seed N --ops N [--hotplug] [--module NAME:PATH] [--unbind DRIVER:DEVICE] [--params P] [--log FILE] [--core-bugs] [--no-kmsg] [--reference]");
     std::process::exit(2)
 }
 
@@ -50,6 +51,7 @@ fn main() {
     let mut no_kmsg = false;
     let mut o = Options {
         module: None,
+        unbind: None,
         params: String::new(),
         hotplug: false,
         core_bugs: false,
@@ -76,6 +78,11 @@ fn main() {
                 let v = val();
                 let (n, p) = v.split_once(':').unwrap_or_else(|| usage());
                 o.module = Some((n.into(), p.into()));
+            }
+            "--unbind" => {
+                let v = val();
+                let (d, dev) = v.split_once(':').unwrap_or_else(|| usage());
+                o.unbind = Some((d.into(), dev.into()));
             }
             "--hotplug" => {
                 o.hotplug = true;
@@ -114,6 +121,9 @@ fn main() {
         }
         if let Some((n, p)) = &o.module {
             r += &format!(" --module {n}:{p}");
+        }
+        if let Some((d, dev)) = &o.unbind {
+            r += &format!(" --unbind {d}:{dev}");
         }
         if !o.params.is_empty() {
             r += &format!(" --params '{}'", o.params);
