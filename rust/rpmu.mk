@@ -54,7 +54,7 @@ ifeq ($(rpmu-testing),y)
 rpmu-objs += rpmu_test_helpers.o
 rpmu-bindgen-types += |kprobe|spinlock
 rpmu-bindgen-fns += |register_kprobe|unregister_kprobe|perf_event_create_kernel_counter|\
-	perf_event_release_kernel|perf_event_read_value|remove_cpu|add_cpu
+	perf_event_release_kernel|perf_event_read_value|perf_event_disable|remove_cpu|add_cpu
 rpmu-bindgen-defs := -DRPMU_TESTING
 rustflags-y += --cfg rpmu_testing
 endif

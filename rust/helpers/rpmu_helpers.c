@@ -181,6 +181,20 @@ void rpmu_raw_spin_lock_init(raw_spinlock_t *lock, const char *name,
 #endif
 }
 
+/* A raw lock with the interrupt state saved (the X-Gene simulator's). */
+unsigned long rpmu_raw_spin_lock_irqsave(raw_spinlock_t *lock)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(lock, flags);
+	return flags;
+}
+
+void rpmu_raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags)
+{
+	raw_spin_unlock_irqrestore(lock, flags);
+}
+
 /*
  * Interrupts disabled while the lock is held, counted per CPU, so that they
  * come back on only when the last such lock on the CPU is released, whatever

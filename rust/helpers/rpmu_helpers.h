@@ -46,6 +46,8 @@ bool rpmu_cpu_possible(int cpu);
 struct lock_class_key;
 void rpmu_raw_spin_lock_init(raw_spinlock_t *lock, const char *name,
 			     struct lock_class_key *key);
+unsigned long rpmu_raw_spin_lock_irqsave(raw_spinlock_t *lock);
+void rpmu_raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags);
 void rpmu_raw_spin_lock_irq_disable(raw_spinlock_t *lock);
 bool rpmu_raw_spin_trylock_irq_disable(raw_spinlock_t *lock);
 void rpmu_raw_spin_unlock_irq_enable(raw_spinlock_t *lock);

@@ -53,3 +53,8 @@ void rpmu_spin_unlock_irqrestore(spinlock_t *lock, unsigned long flags)
 {
 	spin_unlock_irqrestore(lock, flags);
 }
+
+bool rpmu_irqs_disabled(void)
+{
+	return irqs_disabled();
+}

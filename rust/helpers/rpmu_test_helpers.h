@@ -18,5 +18,6 @@ int rpmu_cpu_to_node(int cpu);
 void rpmu_spin_lock_init(spinlock_t *lock);
 unsigned long rpmu_spin_lock_irqsave(spinlock_t *lock);
 void rpmu_spin_unlock_irqrestore(spinlock_t *lock, unsigned long flags);
+bool rpmu_irqs_disabled(void);
 
 #endif

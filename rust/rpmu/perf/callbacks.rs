@@ -82,20 +82,31 @@ impl<T: PmuDriver> Registration<T> {
     /// Called by perf core once, when an event whose `event_init` succeeded
     /// is freed, after it left the PMU.
     pub(super) unsafe extern "C" fn destroy_callback(event: *mut bindings::perf_event) {
-        // SAFETY: perf core calls `destroy` once, after the event left the
-        // PMU (`del` done); `pmu_private` is the box `event_init_callback`
-        // leaked, and `pmu` our live `Inner<T>` (perf destroys every event
-        // before `perf_pmu_unregister` returns).
-        unsafe {
-            let b = (*event).pmu_private.cast::<EventBox<T>>();
-            if T::HAS_TIMER {
-                bindings::hrtimer_cancel((*b).timer.get());
-            }
-            let inner = Inner::<T>::from_pmu((*event).pmu);
-            inner.driver.event_destroy(&(*b).data);
-            (*event).pmu_private = core::ptr::null_mut();
-            drop(KBox::from_raw(b));
+        // SAFETY: perf core calls `destroy` once per event whose `event_init`
+        // succeeded, with the event still allocated; `pmu_private` is then the
+        // box `event_init_callback` leaked (nothing else writes it).
+        let b = unsafe { (*event).pmu_private.cast::<EventBox<T>>() };
+        if T::HAS_TIMER {
+            // SAFETY: The timer was set up at `event_init` (`EventBox`
+            // invariant). `destroy` runs in process context after the event
+            // left its PMU (`del` cancelled the timer), so this waits at most
+            // for nothing; afterwards the timer cannot run again.
+            unsafe { bindings::hrtimer_cancel((*b).timer.get()) };
         }
+        // SAFETY: `pmu` is our PMU, whose `Inner<T>` is alive: the event holds
+        // a reference on the module, and `Registration` frees `Inner<T>` only
+        // after `perf_pmu_unregister()`, which destroys the PMU's events
+        // first.
+        let inner = unsafe { Inner::<T>::from_pmu((*event).pmu) };
+        // SAFETY: `b` is live (above) and not otherwise referenced now: perf
+        // calls no callback of the event during or after `destroy`.
+        inner.driver.event_destroy(unsafe { &(*b).data });
+        // SAFETY: The event is still allocated (above); clearing the pointer
+        // leaves nothing dangling in it.
+        unsafe { (*event).pmu_private = core::ptr::null_mut() };
+        // SAFETY: `b` came from `KBox::into_raw` in `event_init_callback` and
+        // is freed exactly once, here.
+        drop(unsafe { KBox::from_raw(b) });
     }
 
     /// The per-event hrtimer callback.

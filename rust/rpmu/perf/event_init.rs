@@ -114,9 +114,10 @@ impl EventInit<'_> {
 
     /// Calls `f` for every other event of the group this event is joining:
     /// the group leader (unless it is this event) and its siblings. Stops at
-    /// and returns the first error `f` returns. Perf core holds the leader's
-    /// context mutex while `event_init` runs for a group member, so the list
-    /// is stable.
+    /// and returns the first error `f` returns. The list is stable:
+    /// `perf_try_init_event()` holds the leader's context mutex while
+    /// `event_init` runs for a group member of any PMU outside the software
+    /// context, and [`TaskContext`](super::TaskContext) offers no other.
     pub fn for_each_group_member<F>(&self, mut f: F) -> Result
     where
         F: FnMut(&GroupMember<'_>) -> Result,

@@ -65,6 +65,13 @@ impl KernelCounter {
         })
     }
 
+    /// Disables the event (`perf_event_disable`): perf stops it (`stop`)
+    /// and takes it off the PMU.
+    pub fn disable(&self) {
+        // SAFETY: The event is live (invariant); perf takes its own locks.
+        unsafe { bindings::perf_event_disable(self.ptr.as_ptr()) }
+    }
+
     /// Reads the event's value (`perf_event_read_value`), which asks the PMU
     /// to update it first when the event is active.
     pub fn read(&self) -> u64 {

@@ -30,3 +30,9 @@ pub fn cpu_up(cpu: CpuId) -> Result {
     // SAFETY: As for `cpu_down`.
     kernel::error::to_result(unsafe { bindings::add_cpu(u32::from(cpu)) })
 }
+
+/// Whether interrupts are disabled on this CPU (`irqs_disabled()`).
+pub fn irqs_disabled() -> bool {
+    // SAFETY: Reads this CPU's interrupt state; no preconditions.
+    unsafe { bindings::rpmu_irqs_disabled() }
+}

@@ -10,6 +10,15 @@
  *       A is unmapped and closed. Removing <module> must then fail (the
  *       AUX area still needs the module's free_aux), and succeed once B's
  *       mappings are gone.
+ *   pmu_edge aux-foreign <pmu> <config> <other> <cpu>
+ *       Two AUX PMUs sharing one ring: event A of <pmu> maps its ring and
+ *       AUX area; a software event S redirects into A's ring, and event B of
+ *       the AUX PMU <other> (rpmu_aux_test: each 1 ms it opens an AUX
+ *       transaction, and counts the ones it is refused) redirects into S.
+ *       Perf checks SET_OUTPUT between AUX PMUs only pairwise, so B's
+ *       transactions get A's AUX area and A's private data. They must be
+ *       refused (B counts them) and nothing written: taken as B's own data,
+ *       A's would be read as another type.
  *   pmu_edge sw-sibling <pmu> <module> <config> <period> <cpu>
  *       A software event in a group led by an event of <pmu> lives in the
  *       PMU's context; the leader is closed first. Removing <module> must
@@ -198,6 +207,70 @@ static int aux_orphan(const char *pmu, const char *module, unsigned long long co
 	/* The final __fput that drops the module reference runs on return to
 	 * user space, which system() has done by the time rmmod runs. */
 	ktap(try_rmmod(module), "rmmod succeeds once the AUX area is freed");
+	return failures != 0;
+}
+
+static int aux_foreign(const char *pmu, unsigned long long config, const char *other, int cpu)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t ring = 9 * page, auxsz = 4 * page;
+	struct perf_event_attr a, b, sw;
+	struct perf_event_mmap_page *up;
+	unsigned long long refused = 0, head0, head1;
+	char line[160];
+	void *ra, *aa;
+	int fa, fs, fb;
+
+	attr(&a, pmu_type(pmu), config);
+	a.disabled = 1;
+	fa = open_event(&a, -1, cpu, -1);
+	ktap(fa >= 0, "event A opens");
+	if (fa < 0)
+		return 1;
+	ra = mmap(NULL, ring, PROT_READ | PROT_WRITE, MAP_SHARED, fa, 0);
+	ktap(ra != MAP_FAILED, "A: ring mapped");
+	if (ra == MAP_FAILED)
+		return 1;
+	up = ra;
+	up->aux_offset = ring;
+	up->aux_size = auxsz;
+	aa = mmap(NULL, auxsz, PROT_READ | PROT_WRITE, MAP_SHARED, fa, ring);
+	ktap(aa != MAP_FAILED, "A: AUX area mapped");
+	if (aa == MAP_FAILED)
+		return 1;
+
+	memset(&sw, 0, sizeof(sw));
+	sw.size = sizeof(sw);
+	sw.type = PERF_TYPE_SOFTWARE;
+	sw.config = PERF_COUNT_SW_DUMMY;
+	fs = open_event(&sw, -1, cpu, -1);
+	ktap(fs >= 0 && ioctl(fs, PERF_EVENT_IOC_SET_OUTPUT, fa) == 0,
+	     "software event S redirects into A's ring");
+	attr(&b, pmu_type(other), 0x77);
+	b.sample_period = 0;
+	b.disabled = 1;
+	fb = open_event(&b, -1, cpu, -1);
+	ktap(fb >= 0, "event B of the second AUX PMU opens");
+	if (fb < 0)
+		return 1;
+	ktap(ioctl(fb, PERF_EVENT_IOC_SET_OUTPUT, fs) == 0,
+	     "B redirects into S (perf checks AUX PMUs only pairwise)");
+	head0 = __atomic_load_n(&up->aux_head, __ATOMIC_ACQUIRE);
+	ioctl(fb, PERF_EVENT_IOC_ENABLE, 0);
+	usleep(100000);
+	ioctl(fb, PERF_EVENT_IOC_DISABLE, 0);
+	head1 = __atomic_load_n(&up->aux_head, __ATOMIC_ACQUIRE);
+	if (read(fb, &refused, sizeof(refused)) != sizeof(refused))
+		refused = 0;
+	snprintf(line, sizeof(line), "B's transactions on A's AUX area refused (%llu in 100 ms)", refused);
+	ktap(refused > 0, line);
+	snprintf(line, sizeof(line), "nothing written into A's AUX area (aux_head %llu -> %llu)", head0, head1);
+	ktap(head1 == head0, line);
+	close(fb);
+	close(fs);
+	munmap(aa, auxsz);
+	munmap(ra, ring);
+	close(fa);
 	return failures != 0;
 }
 
@@ -413,6 +486,8 @@ int main(int argc, char **argv)
 	if (argc >= 7 && !strcmp(argv[1], "sw-sibling"))
 		return sw_sibling(argv[2], argv[3], strtoull(argv[4], NULL, 0), strtoull(argv[5], NULL, 0),
 				  atoi(argv[6]));
+	if (argc >= 6 && !strcmp(argv[1], "aux-foreign"))
+		return aux_foreign(argv[2], strtoull(argv[3], NULL, 0), argv[4], atoi(argv[5]));
 	if (argc >= 8 && !strcmp(argv[1], "unbind-sibling"))
 		return unbind_sibling(argv[2], strtoull(argv[3], NULL, 0), strtoull(argv[4], NULL, 0),
 				      atoi(argv[5]), argv[6], argv[7]);

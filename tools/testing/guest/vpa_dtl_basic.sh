@@ -47,7 +47,16 @@ leak_cycles 20 insmod/open/close/rmmod
 ok "insmod rpmu_kunit.ko (abstraction suites)" insmod $M/rpmu_kunit.ko
 kunit_save rpmu_perf
 kunit_save rpmu_hotplug
+kunit_save rpmu_contexts
 ok "rmmod rpmu_kunit" rmmod rpmu_kunit
+# A second AUX PMU sharing vpa_dtl's ring: its transactions must not get
+# vpa_dtl's AUX area (rust/rpmu/perf/aux.rs checks whose it is).
+ok "insmod rpmu_kunit.ko aux_pmu=1 (a second AUX PMU)" insmod $M/rpmu_kunit.ko aux_pmu=1
+insmod $M/vpa_dtl.ko
+/t/pmu_edge aux-foreign vpa_dtl 0x7 rpmu_aux_test 0 >/tmp/auxforeign.out 2>&1
+ktap_cases </tmp/auxforeign.out
+rmmod vpa_dtl
+ok "rmmod rpmu_kunit (aux_pmu=1)" rmmod rpmu_kunit
 ok "insmod vpa_dtl_kunit.ko (driver suites)" insmod $M/vpa_dtl_kunit.ko
 kunit_save vpa_dtl
 ok "rmmod vpa_dtl_kunit" rmmod vpa_dtl_kunit

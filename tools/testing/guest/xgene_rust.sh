@@ -13,6 +13,7 @@ ok "rmmod xgene_pmu_kunit" rmmod xgene_pmu_kunit
 ok "insmod rpmu_kunit.ko (abstraction suites)" insmod $M/rpmu_kunit.ko
 kunit_save rpmu_perf
 kunit_save rpmu_hotplug
+kunit_save rpmu_contexts
 ok "rmmod rpmu_kunit" rmmod rpmu_kunit
 ok "xgene_pmu.ko has no KUnit symbol" sh -c "! grep -q kunit $M/xgene_pmu.ko"
 insmod_driver $M/xgene_pmu.ko
