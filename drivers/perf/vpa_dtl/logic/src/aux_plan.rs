@@ -39,12 +39,17 @@ pub fn plan(space: usize, pending: u64) -> AuxPlan {
     AuxPlan {
         header: entries > 0,
         entries,
-        dropped: pending - entries,
+        // `entries <= pending`: never saturates.
+        dropped: pending.saturating_sub(entries),
     }
 }
 impl AuxPlan {
-    /// Bytes this plan writes.
+    /// Bytes this plan writes. A [`plan`] writes at most the space it was
+    /// given; a plan built by hand past `usize::MAX` bytes gives
+    /// `usize::MAX`, which no AUX window has.
     pub fn bytes(&self) -> usize {
-        (self.entries as usize + usize::from(self.header)) * ENTRY_SIZE
+        (self.entries as usize)
+            .saturating_add(usize::from(self.header))
+            .saturating_mul(ENTRY_SIZE)
     }
 }

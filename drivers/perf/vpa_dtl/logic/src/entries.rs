@@ -33,20 +33,27 @@ pub fn load(b: &[u8], i: usize) -> Words {
     core::array::from_fn(|w| word(b, i, w))
 }
 
+/// The byte range of `len` bytes at byte `off` of entry `i`, `None` if it
+/// does not fit in `usize` (then it is not within any buffer either).
+fn bytes_of(i: usize, off: usize, len: usize) -> Option<core::ops::Range<usize>> {
+    let at = i.checked_mul(ENTRY_SIZE)?.checked_add(off)?;
+    Some(at..at.checked_add(len)?)
+}
+
 /// Word `w` of entry `i` of `b` (0 if not within `b`).
 fn word(b: &[u8], i: usize, w: usize) -> u64 {
-    let at = i * ENTRY_SIZE + w * 8;
-    b.get(at..at + 8)
+    w.checked_mul(8)
+        .and_then(|off| bytes_of(i, off, 8))
+        .and_then(|r| b.get(r))
         .and_then(|x| x.try_into().ok())
         .map_or(0, u64::from_ne_bytes)
 }
 
 /// Sets entry `i` of `b`; does nothing if it is not all within `b`.
 pub fn store(b: &mut [u8], i: usize, e: &Words) {
-    let at = i * ENTRY_SIZE;
-    if let Some(dst) = b.get_mut(at..at + ENTRY_SIZE) {
-        for (d, w) in dst.chunks_exact_mut(8).zip(e) {
-            d.copy_from_slice(&w.to_ne_bytes());
+    if let Some(dst) = bytes_of(i, 0, ENTRY_SIZE).and_then(|r| b.get_mut(r)) {
+        for (d, s) in dst.iter_mut().zip(e.iter().flat_map(|w| w.to_ne_bytes())) {
+            *d = s;
         }
     }
 }
@@ -83,10 +90,10 @@ pub fn kind(preempt_reason: u8) -> Option<u8> {
 /// Such an entry is out of place, not stale: it is counted lost, not taken
 /// for a ring no longer written.
 pub fn oldest_lapped(b: &[u8], i: usize, end: usize) -> bool {
-    if i + 1 >= end {
+    let Some(next) = i.checked_add(1).filter(|&next| next < end) else {
         return false;
-    }
-    let (a, n) = (timebase(b, i), timebase(b, i + 1));
+    };
+    let (a, n) = (timebase(b, i), timebase(b, next));
     a > n && n != 0
 }
 
@@ -140,19 +147,21 @@ pub struct Pass {
 /// moves those of kinds not in `drop_kinds` to the front of `b`, in order
 /// ([`compact`]).
 pub fn take(b: &mut [u8], from: usize, n: usize, floor: u64, prev: &Words, drop_kinds: u8) -> Pass {
+    // Entry `from + i`. Past `usize::MAX` it saturates to `usize::MAX`, not
+    // within `b` either: it reads as zeroes (not fresh), as any entry past `b`.
+    let at = |i: usize| from.saturating_add(i);
     let (fresh, last_tb) = fresh_run(
         n,
-        |i| timebase(b, from + i),
-        |i| match i {
-            0 => load(b, from) == *prev,
-            _ => load(b, from + i) == load(b, from + i - 1),
+        |i| timebase(b, at(i)),
+        |i| match i.checked_sub(1) {
+            None => load(b, from) == *prev,
+            Some(before) => load(b, at(i)) == load(b, at(before)),
         },
         floor,
     );
-    let last = if fresh > 0 {
-        load(b, from + fresh - 1)
-    } else {
-        *prev
+    let last = match fresh.checked_sub(1) {
+        Some(l) => load(b, at(l)),
+        None => *prev,
     };
     Pass {
         fresh,
@@ -164,10 +173,14 @@ pub fn take(b: &mut [u8], from: usize, n: usize, floor: u64, prev: &Words, drop_
 
 /// Keeps, of the `n` entries of `b` from entry `from` on, those whose
 /// [`kind`] is not one of `drop_kinds` (entries of no known kind are kept),
-/// moved in order to the front of `b`. Returns how many were kept.
+/// moved in order to the front of `b`. Returns how many were kept: 0, with
+/// nothing moved, if `from + n` overflows (no buffer holds such a run).
 pub fn compact(b: &mut [u8], from: usize, n: usize, drop_kinds: u8) -> usize {
-    let mut kept = 0;
-    for i in from..from + n {
+    let Some(end) = from.checked_add(n) else {
+        return 0;
+    };
+    let mut kept: usize = 0;
+    for i in from..end {
         if drop_kinds != 0 && kind(reason(b, i)).is_some_and(|k| k & drop_kinds != 0) {
             continue;
         }
@@ -175,7 +188,8 @@ pub fn compact(b: &mut [u8], from: usize, n: usize, drop_kinds: u8) -> usize {
             let e = load(b, i);
             store(b, kept, &e);
         }
-        kept += 1;
+        // At most one per index of `from..end`: never saturates.
+        kept = kept.saturating_add(1);
     }
     kept
 }

@@ -49,39 +49,49 @@ impl DtlEntry {
         let mut b = [0u8; ENTRY_SIZE];
         b[0] = self.dispatch_reason;
         b[1] = self.preempt_reason;
-        b[2..4].copy_from_slice(&self.processor_id.to_be_bytes());
-        b[4..8].copy_from_slice(&self.enqueue_to_dispatch_time.to_be_bytes());
-        b[8..12].copy_from_slice(&self.ready_to_enqueue_time.to_be_bytes());
-        b[12..16].copy_from_slice(&self.waiting_to_ready_time.to_be_bytes());
-        b[16..24].copy_from_slice(&self.timebase.to_be_bytes());
-        b[24..32].copy_from_slice(&self.fault_addr.to_be_bytes());
-        b[32..40].copy_from_slice(&self.srr0.to_be_bytes());
-        b[40..48].copy_from_slice(&self.srr1.to_be_bytes());
+        put(&mut b, 2, &self.processor_id.to_be_bytes());
+        put(&mut b, 4, &self.enqueue_to_dispatch_time.to_be_bytes());
+        put(&mut b, 8, &self.ready_to_enqueue_time.to_be_bytes());
+        put(&mut b, 12, &self.waiting_to_ready_time.to_be_bytes());
+        put(&mut b, 16, &self.timebase.to_be_bytes());
+        put(&mut b, 24, &self.fault_addr.to_be_bytes());
+        put(&mut b, 32, &self.srr0.to_be_bytes());
+        put(&mut b, 40, &self.srr1.to_be_bytes());
         b
     }
 
     /// Parses the big-endian memory image.
     pub fn from_be_bytes(b: &[u8; ENTRY_SIZE]) -> Self {
-        let u16_at = |o: usize| u16::from_be_bytes([b[o], b[o + 1]]);
-        let u32_at = |o: usize| u32::from_be_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
-        let u64_at = |o: usize| {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(&b[o..o + 8]);
-            u64::from_be_bytes(a)
-        };
         Self {
             dispatch_reason: b[0],
             preempt_reason: b[1],
-            processor_id: u16_at(2),
-            enqueue_to_dispatch_time: u32_at(4),
-            ready_to_enqueue_time: u32_at(8),
-            waiting_to_ready_time: u32_at(12),
-            timebase: u64_at(16),
-            fault_addr: u64_at(24),
-            srr0: u64_at(32),
-            srr1: u64_at(40),
+            processor_id: u16::from_be_bytes(get(b, 2)),
+            enqueue_to_dispatch_time: u32::from_be_bytes(get(b, 4)),
+            ready_to_enqueue_time: u32::from_be_bytes(get(b, 8)),
+            waiting_to_ready_time: u32::from_be_bytes(get(b, 12)),
+            timebase: u64::from_be_bytes(get(b, 16)),
+            fault_addr: u64::from_be_bytes(get(b, 24)),
+            srr0: u64::from_be_bytes(get(b, 32)),
+            srr1: u64::from_be_bytes(get(b, 40)),
         }
     }
+}
+
+/// Copies `src` into `b` from byte `at` on, as far as `b` reaches (the
+/// fields of an entry always fit: their offsets are constants).
+fn put(b: &mut [u8], at: usize, src: &[u8]) {
+    for (d, s) in b.iter_mut().skip(at).zip(src) {
+        *d = *s;
+    }
+}
+
+/// The `N` bytes of `b` from byte `at` on (zero past its end).
+fn get<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
+    let mut a = [0u8; N];
+    for (d, s) in a.iter_mut().zip(b.iter().skip(at)) {
+        *d = *s;
+    }
+    a
 }
 
 /// The record that starts every AUX session: `boot_tb` and `tb_freq` in
@@ -90,8 +100,12 @@ impl DtlEntry {
 /// `tools/perf/util/powerpc-vpadtl.c` reads).
 pub fn header(boot_tb: u64, tb_freq: u64) -> [u8; ENTRY_SIZE] {
     let mut b = [0u8; ENTRY_SIZE];
-    for (d, w) in b.chunks_exact_mut(8).zip(header_words(boot_tb, tb_freq)) {
-        d.copy_from_slice(&w.to_ne_bytes());
+    let words = header_words(boot_tb, tb_freq);
+    for (d, s) in b
+        .iter_mut()
+        .zip(words.into_iter().flat_map(u64::to_ne_bytes))
+    {
+        *d = s;
     }
     b
 }
@@ -109,17 +123,28 @@ pub fn header_words(boot_tb: u64, tb_freq: u64) -> [u64; ENTRY_SIZE / 8] {
 pub fn boot_tb_from(tb_before: u64, sched_ns: u64, tb_after: u64, tb_freq: u64) -> (u64, u64) {
     let elapsed_ticks = ns_to_ticks(sched_ns, tb_freq);
     let window = tb_after.saturating_sub(tb_before);
-    let mid = tb_before + window / 2;
+    // A timebase value, at most `tb_after`: the wrapping add never wraps.
+    let mid = tb_before.wrapping_add(window / 2);
     let boot = mid.saturating_sub(elapsed_ticks);
-    (boot, window / 2 + 1)
+    // At most 2^63 + 1: never saturates.
+    (boot, (window / 2).saturating_add(1))
 }
 
 /// Converts nanoseconds to timebase ticks at `tb_freq` Hz, rounding down,
 /// without 128-bit division (which the kernel does not link on every
-/// architecture). Exact for frequencies below about 18 GHz.
+/// architecture). Exact up to `u64::MAX` ticks, which it saturates at (a
+/// duration that long is older than any boot).
 pub fn ns_to_ticks(ns: u64, tb_freq: u64) -> u64 {
     const NS_PER_S: u64 = 1_000_000_000;
-    (ns / NS_PER_S) * tb_freq + (ns % NS_PER_S) * tb_freq / NS_PER_S
+    let (secs, sub_ns) = (ns / NS_PER_S, ns % NS_PER_S);
+    // `sub_ns * tb_freq / NS_PER_S` with `tb_freq` split at whole GHz, so
+    // that no product overflows below the saturation point: `sub_ns` and
+    // `sub_hz` are below 10^9, so `sub_ns * sub_hz` below 10^18.
+    let (ghz, sub_hz) = (tb_freq / NS_PER_S, tb_freq % NS_PER_S);
+    let sub_ticks = sub_ns
+        .saturating_mul(ghz)
+        .saturating_add(sub_ns.saturating_mul(sub_hz) / NS_PER_S);
+    secs.saturating_mul(tb_freq).saturating_add(sub_ticks)
 }
 
 /// The interval of boot timebases consistent with one reading: `sched_ns`
@@ -159,9 +184,15 @@ where
         lo = lo.max(l);
         hi = hi.min(h);
     }
-    if tries == 0 || lo > hi {
-        return best;
-    }
-    let half = (hi - lo) / 2;
-    (lo + half, hi - lo - half + 1)
+    let width = match hi.checked_sub(lo) {
+        Some(width) if tries != 0 => width,
+        _ => return best,
+    };
+    let half = width / 2;
+    // `lo + half <= hi`, a timebase: the wrapping add never wraps. The bound,
+    // `ceil(width / 2) + 1 <= 2^63 + 1`, never saturates.
+    (
+        lo.wrapping_add(half),
+        width.saturating_sub(half).saturating_add(1),
+    )
 }

@@ -53,18 +53,19 @@ pub struct Span {
 /// caller resynchronises to `head`.
 pub fn plan(next: u64, head: u64, readable: u64) -> Option<Span> {
     let avail = head.checked_sub(next)?;
-    Some(if avail > readable {
-        Span {
-            first: head - readable,
+    Some(match avail.checked_sub(readable) {
+        // More than a reader can take: the newest `readable`, the rest lost.
+        // `head >= avail > readable`: the wrapping index never wraps here.
+        Some(lost) if lost > 0 => Span {
+            first: head.wrapping_sub(readable),
             count: readable,
-            lost: avail - readable,
-        }
-    } else {
-        Span {
+            lost,
+        },
+        _ => Span {
             first: next,
             count: avail,
             lost: 0,
-        }
+        },
     })
 }
 
@@ -78,10 +79,13 @@ pub fn torn(span: &Span, head_after: u64, readable: u64) -> u64 {
 
 /// The ring slots holding `count` entries from absolute index `first`, as at
 /// most two runs `(slot, len)` (the second is empty unless the span wraps).
+/// `count` is at most [`RING_ENTRIES`] (a [`plan`]ned span); a larger one is
+/// not checked here (no panic in the poll): its second run is then longer
+/// than the ring, and the copy of it is refused by the ring's own bounds.
 pub fn runs(first: u64, count: u64) -> [(usize, usize); 2] {
-    debug_assert!(count <= RING_ENTRIES);
     let start = (first % RING_ENTRIES) as usize;
     let count = count as usize;
-    let first_len = count.min(RING_ENTRIES as usize - start);
-    [(start, first_len), (0, count - first_len)]
+    // `start < RING_ENTRIES` and `first_len <= count`: neither saturates.
+    let first_len = count.min((RING_ENTRIES as usize).saturating_sub(start));
+    [(start, first_len), (0, count.saturating_sub(first_len))]
 }

@@ -88,10 +88,12 @@ pub fn check(r: &Request) -> Result<(), Refusal> {
 pub const MIN_PERIOD_NS: u64 = 1_000_000;
 
 /// The polling period for a sample period in nanoseconds, or a frequency in
-/// Hz (`freq`), clamped to [`MIN_PERIOD_NS`].
+/// Hz (`freq`), clamped to [`MIN_PERIOD_NS`]. A frequency of 0 is taken as
+/// 1 Hz.
 pub fn period_ns(period_or_freq: u64, freq: bool) -> u64 {
+    const NS_PER_S: u64 = 1_000_000_000;
     let ns = if freq {
-        1_000_000_000 / period_or_freq.max(1)
+        NS_PER_S.checked_div(period_or_freq).unwrap_or(NS_PER_S)
     } else {
         period_or_freq
     };

@@ -32,7 +32,8 @@ impl Allocator {
         if idx >= self.n {
             return None;
         }
-        self.used |= 1 << idx;
+        // `idx < n <= 32`: the bit exists.
+        self.used |= bit(idx)?;
         Some(idx)
     }
 
@@ -40,7 +41,9 @@ impl Allocator {
     /// does nothing.
     pub fn free(&mut self, idx: usize) {
         if idx < self.n {
-            self.used &= !(1u32 << idx);
+            if let Some(b) = bit(idx) {
+                self.used &= !b;
+            }
         }
     }
 
@@ -48,6 +51,11 @@ impl Allocator {
     pub fn used(&self) -> u32 {
         self.used
     }
+}
+
+/// Bit `idx` of the bitmap, `None` past bit 31.
+fn bit(idx: usize) -> Option<u32> {
+    u32::try_from(idx).ok().and_then(|i| 1u32.checked_shl(i))
 }
 
 /// What a counter of width `mask` counted from `prev` to `now`, across at

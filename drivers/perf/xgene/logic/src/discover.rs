@@ -113,11 +113,7 @@ pub fn v3(cswcr: u32) -> ActiveMasks {
 /// `1 << enable_bit`, or `None` past bit 31 (the binding's maximum;
 /// upstream shifts a signed int there, which is undefined at 31).
 pub const fn enable_mask(enable_bit: u32) -> Option<u32> {
-    if enable_bit < 32 {
-        Some(1u32 << enable_bit)
-    } else {
-        None
-    }
+    1u32.checked_shl(enable_bit)
 }
 
 impl ActiveMasks {

@@ -166,16 +166,17 @@ impl Field {
     /// The bits of the field as a mask of its word.
     /// Empty for a malformed field (`lo > hi` or past bit 63).
     pub const fn mask(&self) -> u64 {
-        if self.lo > self.hi || self.hi > 63 {
+        if self.lo > self.hi {
             return 0;
         }
-        let width = self.hi - self.lo + 1;
-        let ones = if width >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << width) - 1
-        };
-        ones << self.lo
+        // The ones from bit `lo` up, cut above bit `hi`; `None` past bit 63.
+        match (u64::MAX.checked_shl(self.lo), 63u32.checked_sub(self.hi)) {
+            (Some(from_lo), Some(above_hi)) => match u64::MAX.checked_shr(above_hi) {
+                Some(to_hi) => from_lo & to_hi,
+                None => 0,
+            },
+            _ => 0,
+        }
     }
 }
 
@@ -183,8 +184,12 @@ fn number(s: &str) -> Option<u32> {
     if s.is_empty() || s.len() > 2 || !s.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
+    // At most two ASCII digits: no step fails.
     s.bytes()
-        .try_fold(0u32, |n, b| Some(n * 10 + u32::from(b - b'0')))
+        .try_fold(0u32, |n, b| {
+            n.checked_mul(10)?
+                .checked_add(u32::from(b.checked_sub(b'0')?))
+        })
         .filter(|&n| n < 64)
 }
 

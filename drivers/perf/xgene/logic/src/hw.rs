@@ -134,9 +134,18 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// The overflow status bits that belong to counters.
+    /// The overflow status bits that belong to counters (all 32 from 32
+    /// counters on).
     pub const fn status_bits(&self) -> u32 {
-        ((1u64 << self.counters) - 1) as u32
+        let n = if self.counters < 32 {
+            self.counters as u32
+        } else {
+            32
+        };
+        match u32::MAX.checked_shl(n) {
+            Some(above) => !above,
+            None => u32::MAX,
+        }
     }
 }
 
@@ -331,11 +340,18 @@ pub mod regs {
         REGISTERS.iter().find(|r| r.name == name && r.version == v)
     }
 
+    /// `base + stride * idx`, saturated: an offset past `usize::MAX` (an
+    /// index far past the counters) is `usize::MAX`, which no register
+    /// window holds, so an access there is refused rather than aliased.
+    const fn array_at(base: usize, stride: usize, idx: usize) -> usize {
+        base.saturating_add(stride.saturating_mul(idx))
+    }
+
     /// Offset of counter `idx` (its low word on v3).
     pub const fn counter_lo(v: Version, idx: usize) -> usize {
         match v {
-            Version::V3 => PMEVCNTR0 + 8 * idx,
-            Version::V1 | Version::V2 => PMEVCNTR0 + 4 * idx,
+            Version::V3 => array_at(PMEVCNTR0, 8, idx),
+            Version::V1 | Version::V2 => array_at(PMEVCNTR0, 4, idx),
         }
     }
 
@@ -343,13 +359,13 @@ pub mod regs {
     /// counters.
     pub const fn counter_hi(v: Version, idx: usize) -> Option<usize> {
         match v {
-            Version::V3 => Some(PMEVCNTR0 + 8 * idx + 4),
+            Version::V3 => Some(array_at(PMEVCNTR0, 8, idx).saturating_add(4)),
             Version::V1 | Version::V2 => None,
         }
     }
 
     /// Offset of the event type register of counter `idx` (all versions).
     pub const fn evtyper(idx: usize) -> usize {
-        PMEVTYPER0 + 4 * idx
+        array_at(PMEVTYPER0, 4, idx)
     }
 }

@@ -21,6 +21,22 @@
 //! module's Kbuild for the kernel.
 
 #![cfg_attr(not(MODULE), no_std)]
+// This code runs in perf callbacks and the overflow IRQ handler, often with
+// interrupts off, where a panic BUGs the kernel: so no overflow-checked
+// arithmetic (nor `/` or `%` by a divisor that may be zero), no indexing, no
+// unwrap/expect/panic/unreachable. Shifts by a run-time amount,
+// `copy_from_slice` and `debug_assert!` are not linted and are avoided by hand
+// (`checked_shl`, iterators). Division by a non-zero constant cannot panic and
+// is allowed: hence no `clippy::integer_division_remainder_used`, which flags
+// every `/` and `%`. `selftest` (test code) opts out.
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::unreachable
+)]
 
 pub mod acpi;
 pub mod config;
