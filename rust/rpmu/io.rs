@@ -11,6 +11,15 @@
 //! resources but not child nodes, and its lifetime ties it to the probe,
 //! while a PMU's driver data must be `'static`.
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::unreachable
+)]
+
 use crate::rpmu::{bindings, firmware::ChildNode};
 use core::{ffi::c_void, ptr::NonNull};
 use kernel::{
@@ -37,7 +46,9 @@ impl MemWindow {
         }
         Some(Self {
             start: res.start,
-            size: res.end - res.start + 1,
+            // `end >= start` (checked above); a window of the whole address
+            // space has no `u64` size and is refused.
+            size: res.end.checked_sub(res.start)?.checked_add(1)?,
         })
     }
 
@@ -61,9 +72,11 @@ impl MemWindow {
                         size: u64::from(size),
                     });
                 }
-                n += 1;
+                // Past `u32::MAX` resources there is no index left to ask
+                // for: not found.
+                n = n.checked_add(1)?;
             }
-            i += 1;
+            i = i.checked_add(1)?;
         }
         None
     }

@@ -3,6 +3,15 @@
 //! The PMU's callbacks: which events it accepts, and what scheduling an
 //! event does to the CPU's DTL.
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::unreachable
+)]
+
 use crate::{
     logic::{pacer::Pacer, validate},
     poll::{DtlAux, Reader},
@@ -93,7 +102,8 @@ impl PmuDriver for VpaDtl {
         if let Err(why) = validate::check(&req) {
             // Any user can ask in a loop: never above debug level.
             pr_debug!("event refused: {}\n", why.reason());
-            return Err(Error::from_errno(-why.errno()));
+            // A positive errno (13, 22 or 95): its negation always exists.
+            return Err(why.errno().checked_neg().map_or(EINVAL, Error::from_errno));
         }
         let cpu = e.cpu().ok_or(EINVAL)?;
         if e.is_freq() {

@@ -3,6 +3,15 @@
 //! Polling: reading what the hypervisor logged since the last poll and
 //! writing it to the AUX area, with every loss counted and flagged.
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::unreachable
+)]
+
 use crate::{
     logic::{
         aux_plan,
@@ -122,12 +131,11 @@ impl Seen {
     /// The ring slot of the span's `i`-th entry (`i` below the ring's size).
     #[inline]
     fn slot(&self, i: usize) -> usize {
-        let s = self.start + i;
-        if s >= ring::RING_ENTRIES as usize {
-            s - ring::RING_ENTRIES as usize
-        } else {
-            s
-        }
+        // `start < RING_ENTRIES` and `i` below it: wraps at most once. A sum
+        // past `usize::MAX` (never) saturates to a slot outside the ring,
+        // which the loads refuse.
+        let s = self.start.saturating_add(i);
+        s.checked_sub(ring::RING_ENTRIES as usize).unwrap_or(s)
     }
 }
 
@@ -169,32 +177,36 @@ fn take_direct<T: PmuDriver>(
     for (slot, len) in ring::runs(span.first, span.count) {
         if len > 0 {
             copied &= buf.copy_to_aux(slot, len, win, off).is_ok();
-            off += len * ring::ENTRY_SIZE;
+            // At most 86 entries in: never saturates. A saturated offset
+            // would be past the window, where copies are refused.
+            off = off.saturating_add(len.saturating_mul(ring::ENTRY_SIZE));
         }
     }
     let entry = |i: usize| buf.load_slot(seen.slot(i));
     let (fresh, last_tb) = entries::fresh_run(
         count,
         |i| buf.timebase(seen.slot(i)).unwrap_or(0),
-        |i| match i {
-            0 => entry(0) == Some(c.last_entry),
-            _ => entry(i) == entry(i - 1),
+        |i| match i.checked_sub(1) {
+            None => entry(0) == Some(c.last_entry),
+            Some(before) => entry(i) == entry(before),
         },
         c.floor,
     );
     let head_after = buf.published_index();
     let torn = ring::torn(span, head_after, seen.readable);
     note_writer(buf, c, seen, head_after, torn);
-    if !copied || torn > 0 || span.first + ring::RING_ENTRIES == head_after {
+    // Absolute indices are free-running: they wrap.
+    if !copied || torn > 0 || span.first.wrapping_add(ring::RING_ENTRIES) == head_after {
         return None;
     }
-    if fresh > 0 {
-        c.last_entry = entry(fresh - 1)?;
+    if let Some(last) = fresh.checked_sub(1) {
+        c.last_entry = entry(last)?;
     }
     c.floor = last_tb;
     Some(Taken {
         torn: 0,
-        stale: count - fresh,
+        // `fresh <= count` (`fresh_run`): exact.
+        stale: count.saturating_sub(fresh),
         filtered: 0,
         pending: fresh,
     })
@@ -226,34 +238,37 @@ fn take_general(buf: &DtlBuffer, c: &mut Cursor, seen: &Seen, b: &mut [u8]) -> T
     } else {
         span.count
     };
-    if torn < span.count && span.first + torn + ring::RING_ENTRIES == head_after {
+    // Absolute indices are free-running: they wrap.
+    let oldest_next = span
+        .first
+        .wrapping_add(torn)
+        .wrapping_add(ring::RING_ENTRIES);
+    if torn < span.count && oldest_next == head_after {
         let at = torn as usize;
         let lapped = entries::oldest_lapped(b, at, count);
         // Loaded again only if it was not already found torn.
         let changed = !lapped && buf.load_slot(seen.slot(at)) != Some(entries::load(b, at));
         if lapped || changed || buf.published_index() != head_after {
-            torn += 1;
+            // `torn < span.count`: never saturates.
+            torn = torn.saturating_add(1);
         }
     }
     if copied {
         note_writer(buf, c, seen, head_after, torn);
     }
     let first = torn as usize;
+    // `torn <= span.count` (`ring::torn`, and one more only below it), and
+    // `kept <= fresh <= count - first` (`entries::take`): none of the
+    // differences below saturates.
+    let left = count.saturating_sub(first);
     // Never emit a slot the hypervisor did not write for us.
-    let p = entries::take(
-        b,
-        first,
-        count - first,
-        c.floor,
-        &c.last_entry,
-        seen.drop_kinds,
-    );
+    let p = entries::take(b, first, left, c.floor, &c.last_entry, seen.drop_kinds);
     c.floor = p.last_tb;
     c.last_entry = p.last;
     Taken {
         torn,
-        stale: count - first - p.fresh,
-        filtered: p.fresh - p.kept,
+        stale: left.saturating_sub(p.fresh),
+        filtered: p.fresh.saturating_sub(p.kept),
         pending: p.kept,
     }
 }
@@ -358,7 +373,11 @@ impl VpaDtl {
         // the ring; otherwise through the scratch buffer.
         let mut out = ev.aux_output_begin();
         let space = out.as_ref().map_or(0, |o| o.space());
-        let direct = (span.count as usize + 1) * ring::ENTRY_SIZE;
+        // `count <= RING_ENTRIES`: never saturates. A saturated size would
+        // exceed any space and take the scratch buffer.
+        let direct = (span.count as usize)
+            .saturating_add(1)
+            .saturating_mul(ring::ENTRY_SIZE);
         let mut done = None;
         if space > direct {
             if let Some(mut win) = out.as_mut().and_then(|o| o.reserve(direct)) {
@@ -384,8 +403,10 @@ impl VpaDtl {
                     None => (0, pending),
                     Some(o) => {
                         let plan = aux_plan::plan(o.space(), pending);
+                        // `entries <= pending`, which the batch holds: never
+                        // saturates (a saturated length is past the batch).
                         let body = batch
-                            .get(..plan.entries as usize * ring::ENTRY_SIZE)
+                            .get(..(plan.entries as usize).saturating_mul(ring::ENTRY_SIZE))
                             .unwrap_or(&[]);
                         let ok = !plan.header
                             || (o.write(&record::header(self.boot_tb, self.tb_freq)).is_ok()
@@ -401,13 +422,15 @@ impl VpaDtl {
             }
         };
 
-        let mut lost_overrun = span.lost + t.torn;
+        // Loss counts: `lost + torn + stale <= lost + count = head - next`
+        // (`ring::plan`), so they never saturate.
+        let mut lost_overrun = span.lost.saturating_add(t.torn);
         if t.stale > 0 {
             if buf.mode() == Mode::Own {
                 // The ring is no longer written.
                 self.reregistered(ev, &mut r.foreign_head, head);
             } else {
-                lost_overrun += t.stale as u64;
+                lost_overrun = lost_overrun.saturating_add(t.stale as u64);
             }
         }
         if buf.is_displaced() && r.foreign_head < head {
@@ -433,7 +456,8 @@ impl VpaDtl {
         self.totals.add(written, lost_overrun, lost_aux);
         self.totals.add_filtered(filtered);
         self.totals.add_torn(torn);
-        span.count + span.lost
+        // `head - next` (`ring::plan`): never saturates.
+        span.count.saturating_add(span.lost)
     }
 
     /// Another DTL user registered its buffer in place of ours (`Own`): its
@@ -460,12 +484,13 @@ impl VpaDtl {
     fn count_foreign(&self, ev: &Event<Self>, r: &mut Reader) {
         let d = ev.data();
         let head = d.buf.published_index();
-        let lost = if head < r.foreign_head {
-            // The other user registered its buffer: its index restarted.
-            d.buf.mark_displaced(Displacement::Reregistered);
-            head
-        } else {
-            head - r.foreign_head
+        let lost = match head.checked_sub(r.foreign_head) {
+            Some(n) => n,
+            None => {
+                // The other user registered its buffer: its index restarted.
+                d.buf.mark_displaced(Displacement::Reregistered);
+                head
+            }
         };
         r.foreign_head = head;
         if lost > 0 {

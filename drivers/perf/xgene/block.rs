@@ -4,6 +4,15 @@
 //! the software state of its counters. Each sub-block is a perf PMU of its
 //! own (`pmu.rs`).
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::unreachable
+)]
+
 use crate::{
     hotplug::Owner,
     logic::{
@@ -200,7 +209,9 @@ fn clear_overflow(regs: &Mmio, layout: &Layout, bits: u32) {
 /// global enable off, counters reset, no counter or interrupt enabled, no
 /// overflow pending (every status bit, not only the counters').
 pub(crate) fn reset_block(r: &Mmio, layout: &Layout) {
-    let all = (1u32 << layout.counters) - 1;
+    // `(1 << counters) - 1` for the 1 or 4 counters of every layout,
+    // without a shift or subtraction that could overflow.
+    let all = layout.status_bits();
     let pmcr = r.read32(regs::PMCR);
     r.write32(regs::PMCR, (pmcr & !regs::PMCR_E) | regs::PMCR_P);
     r.write32(regs::PMCNTENCLR, all);

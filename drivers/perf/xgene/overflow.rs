@@ -7,6 +7,15 @@
 //! high, which would make the kernel disable the interrupt and end overflow
 //! handling for every PMU of the device without a word.
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::unreachable
+)]
+
 use crate::{
     block::Child,
     logic::hw::regs,
@@ -50,7 +59,9 @@ impl Child {
                 continue;
             }
             let d = self.fold(&mut hw, idx);
-            hw.counters[idx].pending = d;
+            if let Some(c) = hw.counters.get_mut(idx) {
+                c.pending = d;
+            }
             self.rearm(&mut hw, idx);
         }
         let stuck = self.overflow_status();

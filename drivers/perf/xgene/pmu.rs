@@ -3,6 +3,15 @@
 //! The perf callbacks of a sub-block's PMU: which events it accepts, and
 //! what scheduling one does to the counters.
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::unreachable
+)]
+
 use crate::{
     block::{Child, Counter},
     logic::{
@@ -75,7 +84,8 @@ impl PmuDriver for Child {
                 pr_debug!("group mixes this PMU with another hardware PMU\n");
                 return Err(EINVAL);
             }
-            on_pmu += 1;
+            // A saturated count still does not fit.
+            on_pmu = on_pmu.saturating_add(1);
             let other = config::decode(self.ty, self.version, m.config(), m.config1())
                 .map_err(|_| EINVAL)?;
             if let (Some(a), Some(b)) = (mine, Self::masks_of(&other)) {
@@ -126,7 +136,8 @@ impl PmuDriver for Child {
                 }
                 hw.masks = Some(w);
             }
-            hw.mask_users += 1;
+            // At most one per allocated counter: never saturates.
+            hw.mask_users = hw.mask_users.saturating_add(1);
         }
         self.rearm(&mut hw, idx);
         self.regs.write32(regs::PMINTENSET, 1 << idx);
@@ -201,7 +212,8 @@ impl PmuDriver for Child {
     /// together (PMCR.E gates them all).
     fn pmu_disable(&self) {
         let mut hw = self.hw.lock();
-        hw.gated += 1;
+        // Nested sections, a few per CPU: never saturates.
+        hw.gated = hw.gated.saturating_add(1);
         self.set_global_enable(&mut hw, false);
     }
 

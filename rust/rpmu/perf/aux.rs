@@ -12,6 +12,15 @@
 //! (`perf_aux_output_end`), which posts a `PERF_RECORD_AUX` carrying the
 //! output flags.
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::unreachable
+)]
+
 use super::{module_pin::ModulePin, AuxSetup, Event, PmuDriver};
 use crate::rpmu::bindings;
 use core::ptr::NonNull;
@@ -235,7 +244,8 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
     /// Bytes perf granted that are still free in this transaction. Zero in
     /// snapshot mode, where perf grants no space accounting.
     pub fn space(&self) -> usize {
-        self.handle.size - self.written
+        // `written <= handle.size` (invariant): exact.
+        self.handle.size.saturating_sub(self.written)
     }
 
     /// The AUX area.
@@ -248,7 +258,8 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
     pub fn position(&self) -> u64 {
         // SAFETY: For AUX handles perf core sets `head` (not `addr`).
         let head = unsafe { self.handle.__bindgen_anon_2.head };
-        head as u64 + self.written as u64
+        // Free-running, as perf's `aux_head` is: wraps.
+        (head as u64).wrapping_add(self.written as u64)
     }
 
     /// Appends `bytes`, wrapping at the end of the buffer. Fails with
@@ -258,18 +269,25 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
             return Err(ENOSPC);
         }
         let size = self.aux.buf.size;
-        let off = (self.position() % size as u64) as usize;
-        let first = bytes.len().min(size - off);
+        // `size` is never zero (`map` refuses no pages): the fallback is
+        // never taken.
+        let off = self.position().checked_rem(size as u64).unwrap_or(0) as usize;
+        // `off < size` (a remainder) and `first <= bytes.len()`: neither
+        // saturates.
+        let first = bytes.len().min(size.saturating_sub(off));
+        let rest = bytes.len().saturating_sub(first);
         let base = self.aux.buf.base.as_ptr();
-        // SAFETY: `off + first <= size` and `bytes.len() - first <= off`
-        // (since `bytes.len() <= space < size`), so both copies stay within
-        // the `size`-byte mapping; perf granted this space to us, so user
-        // space does not read it until we commit.
+        // SAFETY: `off + first <= size` and `rest = bytes.len() - first <=
+        // off` (since `bytes.len() <= space < size`), so both copies stay
+        // within the `size`-byte mapping; perf granted this space to us, so
+        // user space does not read it until we commit.
         unsafe {
             core::ptr::copy_nonoverlapping(bytes.as_ptr(), base.add(off), first);
-            core::ptr::copy_nonoverlapping(bytes.as_ptr().add(first), base, bytes.len() - first);
+            core::ptr::copy_nonoverlapping(bytes.as_ptr().add(first), base, rest);
         }
-        self.written += bytes.len();
+        // `bytes.len() <= space`, so `written` stays within `handle.size`
+        // (invariant): never saturates.
+        self.written = self.written.saturating_add(bytes.len());
         Ok(())
     }
 
@@ -282,7 +300,8 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
     /// 8-byte aligned.
     pub fn reserve(&mut self, len: usize) -> Option<AuxWindow<'_, 'a, T>> {
         let size = self.aux.buf.size;
-        let start = (self.position() % size as u64) as usize;
+        // As in `write`: `size` is never zero.
+        let start = self.position().checked_rem(size as u64).unwrap_or(0) as usize;
         if len > self.space() || len > size || start % 8 != 0 {
             return None;
         }
@@ -348,9 +367,11 @@ impl<T: PmuDriver> AuxWindow<'_, '_, T> {
             return None;
         }
         let size = self.out.aux.buf.size;
-        // `start + off < 2 * size`: `start < size` and `off < len <= size`.
-        let at = self.start + off;
-        Some(if at >= size { at - size } else { at })
+        // `start + off < 2 * size`: `start < size` and `off < len <= size`,
+        // so the sum does not overflow (`None` otherwise), and wraps at most
+        // once: `at - size` past the end of the buffer, else `at`.
+        let at = self.start.checked_add(off)?;
+        Some(at.checked_sub(size).unwrap_or(at))
     }
 
     /// Writes `words` from byte offset `off` on, wrapping with the buffer;
@@ -361,13 +382,15 @@ impl<T: PmuDriver> AuxWindow<'_, '_, T> {
         let Some(at) = self.buf_offset(off) else {
             return;
         };
-        if off + N * 8 > self.len {
+        // An end past `usize::MAX` is past the window too.
+        let end = N.checked_mul(8).and_then(|n| off.checked_add(n));
+        if end.is_none_or(|end| end > self.len) {
             return;
         }
         let size = self.out.aux.buf.size;
         let base = self.out.aux.buf.base.as_ptr();
-        // Words before the end of the buffer.
-        let before = (size - at) / 8;
+        // Words before the end of the buffer (`at < size`: exact).
+        let before = size.saturating_sub(at) / 8;
         if before >= N {
             // SAFETY: `at + 8 * N <= size`, within the mapping, and aligned;
             // perf granted this space to the transaction, and user space
@@ -376,15 +399,17 @@ impl<T: PmuDriver> AuxWindow<'_, '_, T> {
             return;
         }
         for (i, w) in words.iter().enumerate() {
-            let o = if i < before {
-                at + 8 * i
-            } else {
-                8 * (i - before)
+            // Word `i` is word `i` from `at` while `i < before`, else word
+            // `i - before` from the start of the buffer.
+            let (from, k) = match i.checked_sub(before) {
+                None => (at, i),
+                Some(k) => (0, k),
             };
-            // SAFETY: The first `before` words end at the end of the
-            // mapping; the rest start at its beginning and end before `at`
-            // (the window is at most `size` bytes). As above otherwise.
-            unsafe { base.add(o).cast::<u64>().write(*w) };
+            // SAFETY: The first `before` words (`from = at`, `k = i`) end at
+            // the end of the mapping; the rest (`from = 0`, `k = i - before`)
+            // start at its beginning and end before `at` (the window is at
+            // most `size` bytes). As above otherwise.
+            unsafe { base.add(from).cast::<u64>().add(k).write(*w) };
         }
     }
 
@@ -402,19 +427,23 @@ impl<T: PmuDriver> AuxWindow<'_, '_, T> {
         let Some(at) = self.buf_offset(off) else {
             return false;
         };
-        if n > self.len - off {
+        // `n > len - off` (`off < len`), as `off + n > len`; an end past
+        // `usize::MAX` is past the window too.
+        if off.checked_add(n).is_none_or(|end| end > self.len) {
             return false;
         }
         let size = self.out.aux.buf.size;
         let base = self.out.aux.buf.base.as_ptr();
-        let first = n.min(size - at);
-        // SAFETY: `[at, at + first)` and `[0, n - first)` are within the
-        // `size`-byte mapping and, the window being at most `size` bytes,
-        // do not overlap; perf granted them to this transaction. `src` is
-        // valid for `n` bytes (the caller).
+        // `at < size` and `first <= n`: neither saturates.
+        let first = n.min(size.saturating_sub(at));
+        let rest = n.saturating_sub(first);
+        // SAFETY: `[at, at + first)` and `[0, rest)` (`rest = n - first`)
+        // are within the `size`-byte mapping and, the window being at most
+        // `size` bytes, do not overlap; perf granted them to this
+        // transaction. `src` is valid for `n` bytes (the caller).
         unsafe {
             bindings::rpmu_memcpy(base.add(at).cast(), src.cast(), first);
-            bindings::rpmu_memcpy(base.cast(), src.add(first).cast(), n - first);
+            bindings::rpmu_memcpy(base.cast(), src.add(first).cast(), rest);
         }
         true
     }
@@ -423,7 +452,7 @@ impl<T: PmuDriver> AuxWindow<'_, '_, T> {
     /// transaction; the rest is left free.
     pub fn keep(self, n: usize) {
         // INVARIANT: `len` is within the free space, so `written` stays
-        // within the space perf granted.
-        self.out.written += n.min(self.len);
+        // within the space perf granted (and never saturates).
+        self.out.written = self.out.written.saturating_add(n.min(self.len));
     }
 }

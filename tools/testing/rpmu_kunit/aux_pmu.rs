@@ -86,5 +86,10 @@ static GROUPS: [AttrGroup<AuxTest>; 1] = [AttrGroup::fixed(
 
 /// Registers `rpmu_aux_test`.
 pub(crate) fn register() -> Result<Registration<AuxTest>> {
-    Registration::new(this_module(), c"rpmu_aux_test", AuxTest, &GROUPS)
+    Registration::new(
+        this_module(),
+        c"rpmu_aux_test",
+        Ok::<_, Error>(AuxTest),
+        &GROUPS,
+    )
 }

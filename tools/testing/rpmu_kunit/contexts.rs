@@ -96,8 +96,13 @@ mod cases {
 
     #[test]
     fn timer_stops_with_the_event() {
-        let r = Registration::new(this_module(), c"rpmu_kunit_timer", TimerPmu, &GROUPS)
-            .expect("register");
+        let r = Registration::new(
+            this_module(),
+            c"rpmu_kunit_timer",
+            Ok::<_, Error>(TimerPmu),
+            &GROUPS,
+        )
+        .expect("register");
         let cpu = CpuId::from_u32(0).unwrap_or_else(CpuId::current);
         let ev = KernelCounter::new(r.pmu_type(), 1, cpu).expect("open");
         fsleep(Delta::from_millis(20));

@@ -40,7 +40,7 @@ struct RpmuKunit {
 
 impl kernel::Module for RpmuKunit {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        let aux = if *module_parameters::aux_pmu.value() {
+        let aux = if module_parameters::aux_pmu.value() {
             Some(aux_pmu::register()?)
         } else {
             None

@@ -4,6 +4,15 @@
 //! area. The hypervisor may write the ring meanwhile, so every read is a
 //! volatile load or a C `memcpy`, never a Rust reference to the ring.
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::unreachable
+)]
+
 use super::{DtlBuffer, DTL_ENTRIES, DTL_ENTRY_BYTES, DTL_ENTRY_WORDS};
 use crate::rpmu::perf::{AuxWindow, PmuDriver};
 use kernel::prelude::*;
@@ -16,11 +25,11 @@ impl DtlBuffer {
         if slot >= DTL_ENTRIES {
             return None;
         }
-        // SAFETY: Word 2 of a slot inside the ring (checked above), which is
-        // 8-byte aligned and allocated (invariants).
-        let w = unsafe {
-            core::ptr::read_volatile(self.base().cast::<u64>().add(slot * DTL_ENTRY_WORDS + 2))
-        };
+        // At most 84 * 6 + 2 (`slot < DTL_ENTRIES`): never `None`.
+        let word = slot.checked_mul(DTL_ENTRY_WORDS)?.checked_add(2)?;
+        // SAFETY: `word` is word 2 of a slot inside the ring (checked above),
+        // which is 8-byte aligned and allocated (invariants).
+        let w = unsafe { core::ptr::read_volatile(self.base().cast::<u64>().add(word)) };
         Some(u64::from_be(w))
     }
 
@@ -38,16 +47,14 @@ impl DtlBuffer {
         if slot.checked_add(len).is_none_or(|end| end > DTL_ENTRIES) {
             return Err(EINVAL);
         }
-        // SAFETY: `slot + len` is within the ring (checked above), which is
-        // allocated (invariants); the hypervisor may write it meanwhile,
-        // which `copy_from` allows.
-        let ok = unsafe {
-            win.copy_from(
-                off,
-                self.base().add(slot * DTL_ENTRY_BYTES),
-                len * DTL_ENTRY_BYTES,
-            )
-        };
+        // Both at most `DTL_BYTES` (`slot + len <= DTL_ENTRIES`): never fail.
+        let at = slot.checked_mul(DTL_ENTRY_BYTES).ok_or(EINVAL)?;
+        let bytes = len.checked_mul(DTL_ENTRY_BYTES).ok_or(EINVAL)?;
+        // SAFETY: `[at, at + bytes)` are the bytes of slots
+        // `slot..slot + len`, within the ring (checked above), which is allocated
+        // (invariants); the hypervisor may write it meanwhile, which
+        // `copy_from` allows.
+        let ok = unsafe { win.copy_from(off, self.base().add(at), bytes) };
         if ok {
             Ok(())
         } else {
@@ -65,12 +72,14 @@ impl DtlBuffer {
             return None;
         }
         let src = self.base().cast::<u64>();
-        let first = slot * DTL_ENTRY_WORDS;
+        // At most 84 * 6 (`slot < DTL_ENTRIES`): never `None`.
+        let first = slot.checked_mul(DTL_ENTRY_WORDS)?;
         Some(core::array::from_fn(|w| {
-            // SAFETY: `first + w` is below `DTL_ENTRIES * DTL_ENTRY_WORDS`
+            // SAFETY: Word `w < DTL_ENTRY_WORDS` after word `first`, that is
+            // word `first + w`, is below `DTL_ENTRIES * DTL_ENTRY_WORDS`
             // (510), within the 512-word ring, which is 8-byte aligned and
             // allocated (invariants).
-            unsafe { core::ptr::read_volatile(src.add(first + w)) }
+            unsafe { core::ptr::read_volatile(src.add(first).add(w)) }
         }))
     }
 }
