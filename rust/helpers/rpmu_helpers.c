@@ -93,7 +93,7 @@ u64 rpmu_hrtimer_forward_now(struct hrtimer *timer, u64 ns)
 
 /*
  * The AUX areas this module's PMUs set up (rust/rpmu/perf/aux.rs): the
- * private data setup_aux returned, with its PMU driver's tag. Perf returns
+ * private data setup_aux returned, with its PMU driver's tag (a value entry). Perf returns
  * the private data of whichever PMU set the ring's AUX area up, which for an
  * event whose output is redirected may be another PMU's; it is looked up
  * here before it is used. Written in process context (setup_aux, free_aux),
@@ -101,9 +101,9 @@ u64 rpmu_hrtimer_forward_now(struct hrtimer *timer, u64 ns)
  */
 static DEFINE_XARRAY(rpmu_aux_areas);
 
-int rpmu_aux_register(void *priv, void *tag)
+int rpmu_aux_register(void *priv, unsigned long tag)
 {
-	return xa_err(xa_store(&rpmu_aux_areas, (unsigned long)priv, tag, GFP_KERNEL));
+	return xa_err(xa_store(&rpmu_aux_areas, (unsigned long)priv, xa_mk_value(tag), GFP_KERNEL));
 }
 
 void rpmu_aux_unregister(void *priv)
@@ -111,9 +111,9 @@ void rpmu_aux_unregister(void *priv)
 	xa_erase(&rpmu_aux_areas, (unsigned long)priv);
 }
 
-bool rpmu_aux_is(void *priv, void *tag)
+bool rpmu_aux_is(void *priv, unsigned long tag)
 {
-	return xa_load(&rpmu_aux_areas, (unsigned long)priv) == tag;
+	return xa_load(&rpmu_aux_areas, (unsigned long)priv) == xa_mk_value(tag);
 }
 
 struct page *rpmu_virt_to_page(const void *addr)
@@ -445,65 +445,4 @@ unsigned int rpmu_first_online_cpu(void)
 	return cpumask_first(cpu_online_mask);
 }
 
-#ifdef CONFIG_PPC_PSERIES
-struct lppaca *rpmu_lppaca_of(int cpu)
-{
-	return &lppaca_of(cpu);
-}
-
-bool rpmu_fw_splpar(void)
-{
-	return firmware_has_feature(FW_FEATURE_SPLPAR);
-}
-
-bool rpmu_is_kvm_guest(void)
-{
-	return is_kvm_guest();
-}
-
-int rpmu_hard_smp_processor_id(int cpu)
-{
-	return get_hard_smp_processor_id(cpu);
-}
-
-long rpmu_register_dtl(int hwcpu, phys_addr_t addr)
-{
-	return register_dtl(hwcpu, addr);
-}
-
-long rpmu_unregister_dtl(int hwcpu)
-{
-	return unregister_dtl(hwcpu);
-}
-
-phys_addr_t rpmu_pa(const void *addr)
-{
-	return __pa(addr);
-}
-
-u64 rpmu_mftb(void)
-{
-	return mftb();
-}
-
-unsigned long rpmu_tb_ticks_per_sec(void)
-{
-	return tb_ticks_per_sec;
-}
-
-/*
- * The kernel's own DTL buffer for @cpu (paca dispatch_log), or NULL. With
- * native cputime accounting it is allocated for every possible CPU at boot,
- * registered whenever the CPU comes online, and never freed.
- */
-void *rpmu_dispatch_log(int cpu)
-{
-	return paca_ptrs[cpu]->dispatch_log;
-}
-
-/* Whether the kernel reads the DTL itself for steal time. */
-bool rpmu_native_accounting(void)
-{
-	return IS_ENABLED(CONFIG_VIRT_CPU_ACCOUNTING_NATIVE);
-}
-#endif
+#include "rpmu_pseries_helpers.c"

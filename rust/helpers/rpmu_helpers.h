@@ -30,9 +30,9 @@ void rpmu_hrtimer_setup(struct hrtimer *timer,
 			enum hrtimer_restart (*fn)(struct hrtimer *));
 struct page *rpmu_virt_to_page(const void *addr);
 void *rpmu_vmap_pages(struct page **pages, unsigned int n);
-int rpmu_aux_register(void *priv, void *tag);
+int rpmu_aux_register(void *priv, unsigned long tag);
 void rpmu_aux_unregister(void *priv);
-bool rpmu_aux_is(void *priv, void *tag);
+bool rpmu_aux_is(void *priv, unsigned long tag);
 void rpmu_sysfs_attr_init(struct attribute *attr);
 u64 rpmu_local64_read(local64_t *l);
 void rpmu_local64_set(local64_t *l, u64 v);

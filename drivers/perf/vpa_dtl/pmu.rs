@@ -17,8 +17,8 @@ use crate::{
     poll::{DtlAux, Reader},
     rpmu::{
         perf::{
-            eopnotsupp, AuxBuffer, AuxSetup, Capabilities, Capability, Event, EventFlag,
-            EventFlags, EventInit, HwState, HwStateBit, PmuDriver, TaskContext, TimerRestart,
+            eopnotsupp, AuxBuffer, Capabilities, Capability, Event, EventFlag, EventFlags,
+            EventInit, HwState, HwStateBit, PmuDriver, Process, TaskContext, TimerRestart,
         },
         pseries::dtl::{DtlBuffer, Mode, RegisterError},
         sync::{new_raw_spinlock, RawSpinLock},
@@ -218,7 +218,7 @@ impl PmuDriver for VpaDtl {
         ev.count_add(lost.saturating_sub(before));
     }
 
-    fn check_period(&self, _ev: &Event<Self>, _period: u64) -> Result {
+    fn check_period(&self, _ev: &Event<Self, Process>, _period: u64) -> Result {
         // Every period is honoured; those below the minimum are clamped to
         // it, as at event_init.
         Ok(())
@@ -246,7 +246,7 @@ impl PmuDriver for VpaDtl {
         // itself, then releases its claim on the CPU.
     }
 
-    fn setup_aux(&self, _ev: &Event<Self, AuxSetup>, buf: &AuxBuffer) -> Result<DtlAux> {
+    fn setup_aux(&self, _ev: &Event<Self, Process>, buf: &AuxBuffer) -> Result<DtlAux> {
         if buf.is_snapshot() {
             // The header record would be overwritten.
             pr_debug!("snapshot (overwrite) AUX mode is not supported\n");

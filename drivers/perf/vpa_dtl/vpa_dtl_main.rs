@@ -24,6 +24,15 @@ pub mod rpmu;
 pub mod logic;
 
 mod pmu;
+// The poll runs in the hard-interrupt timer: nothing in it may panic.
+#[deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::unreachable
+)]
 mod poll;
 mod stats;
 

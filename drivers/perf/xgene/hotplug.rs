@@ -85,7 +85,9 @@ impl HotplugCallbacks for Hotplug {
             return Ok(());
         };
         for reg in s.pmus.iter() {
-            reg.migrate_context(cx, target);
+            // `other_online` found `target` online, and it stays so while
+            // this hotplug callback runs.
+            let _ = reg.migrate_context(cx, target);
         }
         s.owner.set(target);
         route_irq(s, target);

@@ -21,9 +21,13 @@
     clippy::unreachable
 )]
 
-use super::{module_pin::ModulePin, AuxSetup, Event, PmuDriver};
+use super::{module_pin::ModulePin, Event, PmuDriver, Process};
 use crate::rpmu::bindings;
-use core::ptr::NonNull;
+use core::{
+    any::TypeId,
+    hash::{Hash, Hasher},
+    ptr::NonNull,
+};
 use kernel::prelude::*;
 
 /// An AUX area mapped into one contiguous kernel buffer; unmapped on drop.
@@ -110,7 +114,7 @@ struct AuxBox<T: PmuDriver> {
 ///
 /// As for [`AuxBuffer::map`].
 pub(super) unsafe fn setup<T: PmuDriver>(
-    event: &Event<T, AuxSetup>,
+    event: &Event<T, Process>,
     pages: *mut *mut c_void,
     nr_pages: c_int,
     overwrite: bool,
@@ -139,8 +143,7 @@ pub(super) unsafe fn setup<T: PmuDriver>(
     };
     let p: *mut c_void = KBox::into_raw(b).cast();
     // SAFETY: `p` is a live allocation, registered until `free` erases it
-    // before freeing it; the tag is an address, aligned as XArray entries
-    // must be.
+    // before freeing it; the tag fits an XArray value entry.
     if unsafe { bindings::rpmu_aux_register(p, tag::<T>()) } != 0 {
         // SAFETY: `p` came from `KBox::into_raw` above and was not shared.
         drop(unsafe { KBox::from_raw(p.cast::<AuxBox<T>>()) });
@@ -149,14 +152,25 @@ pub(super) unsafe fn setup<T: PmuDriver>(
     p
 }
 
-/// What identifies `T`'s AUX boxes in the module's registry: the address of
-/// `free::<T>`, 4-byte aligned as XArray entries must be. Two drivers whose
-/// `free` the compiler merged share it; their boxes then have one layout
-/// (the same `AuxData` type), so taking one for the other is not undefined
-/// behaviour.
-fn tag<T: PmuDriver>() -> *mut c_void {
-    let f: unsafe fn(*mut c_void) = free::<T>;
-    f as *mut c_void
+/// What identifies `T`'s AUX boxes in the module's registry: a 62-bit
+/// digest (FNV-1a) of `T`'s `TypeId`, which fits an XArray value entry. Two
+/// driver types share a tag only if their type ids collide in those bits,
+/// the same kind of assumption `dyn Any` downcasting makes of `TypeId`.
+fn tag<T: PmuDriver>() -> c_ulong {
+    struct Fnv(u64);
+    impl Hasher for Fnv {
+        fn finish(&self) -> u64 {
+            self.0
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            for b in bytes {
+                self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    TypeId::of::<T>().hash(&mut h);
+    (h.finish() >> 2) as c_ulong
 }
 
 /// Frees what [`setup`] built.

@@ -17,14 +17,19 @@ use super::{
     event::EventBox,
     event_init::EventInit,
     registration::{Inner, Registration},
-    AuxSetup, Capability, Event, EventFlags, PmuDriver, TimerRestart, Txn,
+    Capability, Event, EventFlags, PmuDriver, Process, TimerRestart, Txn,
 };
 use crate::rpmu::bindings;
 use core::{
     ffi::{c_int, c_uint, c_void},
     ptr::NonNull,
 };
-use kernel::{error::from_result, prelude::*, types::Opaque};
+use kernel::{
+    error::from_result,
+    prelude::*,
+    sync::atomic::{Atomic, Relaxed},
+    types::Opaque,
+};
 
 impl<T: PmuDriver> Registration<T> {
     /// `pmu::event_init`.
@@ -57,6 +62,7 @@ impl<T: PmuDriver> Registration<T> {
             let b = KBox::try_pin_init(
                 try_pin_init!(EventBox::<T> {
                     timer: Opaque::zeroed(),
+                    armed: Atomic::new(false),
                     event: ptr,
                     data <- data,
                 }? Error),
@@ -141,7 +147,16 @@ impl<T: PmuDriver> Registration<T> {
             );
             Event::<T>::from_raw((*b).event.as_ptr())
         };
-        match ev.driver().timer(ev) {
+        // Stopped (`stop` or `del` ran, maybe nested in this very call):
+        // the driver is not called, and the timer not re-armed.
+        if !ev.event_box_armed().load(Relaxed) {
+            return bindings::hrtimer_restart_HRTIMER_NORESTART;
+        }
+        let restart = ev.driver().timer(ev);
+        if !ev.event_box_armed().load(Relaxed) {
+            return bindings::hrtimer_restart_HRTIMER_NORESTART;
+        }
+        match restart {
             TimerRestart::Stop => bindings::hrtimer_restart_HRTIMER_NORESTART,
             TimerRestart::After(d) => {
                 let ns = d.as_nanos().max(super::MIN_TIMER_PERIOD.as_nanos());
@@ -217,13 +232,16 @@ impl<T: PmuDriver> Registration<T> {
         if !T::HAS_TIMER {
             return;
         }
+        // From here on the timer callback calls nothing and does not re-arm.
+        ev.event_box_armed().store(false, Relaxed);
         // SAFETY: The timer was set up at `event_init` (`EventBox`
-        // invariant) and lives until `destroy`. The timer is pinned to the
-        // CPU `start` ran on, which is this one (perf calls `stop` and `del`
-        // of a scheduled event on its CPU), so its callback is not running:
-        // this CPU has interrupts off and perf does not call `stop` or `del`
-        // from the timer. `hrtimer_cancel` therefore returns at once.
-        unsafe { bindings::hrtimer_cancel(ev.event_box_timer()) };
+        // invariant) and lives until `destroy`. It is pinned to the CPU
+        // `start` ran on, which is this one (perf calls `stop` and `del` of a
+        // scheduled event on its CPU), so its callback runs on no other CPU;
+        // if it is running here, this call is nested in it (a `stop` from
+        // perf's throttling, say), so waiting would never end: only try. The
+        // callback then sees `armed` false and does not re-arm.
+        unsafe { bindings::hrtimer_try_to_cancel(ev.event_box_timer()) };
     }
 
     /// `pmu::read`.
@@ -241,13 +259,17 @@ impl<T: PmuDriver> Registration<T> {
     ///
     /// # Safety
     ///
-    /// As for `add_callback`.
+    /// Called by perf core for an initialised event of our PMU, from the
+    /// `PERF_EVENT_IOC_PERIOD` ioctl.
     pub(super) unsafe extern "C" fn check_period_callback(
         e: *mut bindings::perf_event,
         period: u64,
     ) -> c_int {
-        // SAFETY: As for `add_callback`.
-        let ev = unsafe { Event::<T>::from_raw(e) };
+        // SAFETY: perf calls `check_period` for an initialised event of our
+        // PMU from the `PERF_EVENT_IOC_PERIOD` ioctl (`_perf_event_period()`),
+        // in process context with the event's context mutex held: the
+        // guarantees of `Process`.
+        let ev = unsafe { Event::<T, Process>::from_raw(e) };
         from_result(|| {
             ev.driver().check_period(ev, period)?;
             Ok(0)
@@ -327,15 +349,8 @@ impl<T: PmuDriver> Registration<T> {
     ) -> *mut c_void {
         // SAFETY: perf calls `setup_aux` for an initialised event of our PMU,
         // in process context (`perf_mmap`), with `nr_pages` page addresses
-        // at `pages`: the guarantees of `AuxSetup`.
-        unsafe {
-            aux::setup::<T>(
-                Event::<T, AuxSetup>::from_raw(e),
-                pages,
-                nr_pages,
-                overwrite,
-            )
-        }
+        // at `pages`: the guarantees of `Process`.
+        unsafe { aux::setup::<T>(Event::<T, Process>::from_raw(e), pages, nr_pages, overwrite) }
     }
 
     /// `pmu::free_aux`. Perf may call it after the event was destroyed and

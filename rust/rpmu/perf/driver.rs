@@ -2,7 +2,7 @@
 
 //! The callbacks a PMU driver implements.
 
-use super::{AuxBuffer, AuxSetup, Capabilities, Event, EventFlags, EventInit, TaskContext};
+use super::{AuxBuffer, Capabilities, Event, EventFlags, EventInit, Process, TaskContext};
 use kernel::{error::VTABLE_DEFAULT_ERROR, prelude::*, time::Delta};
 
 /// Whether a per-event timer fires again.
@@ -46,7 +46,7 @@ pub enum Txn {
 ///   CPU with interrupts disabled and perf's context lock held; they get no
 ///   event.
 /// - `setup_aux` runs in process context on any CPU, concurrently with the
-///   others; it gets an [`Event<Self, AuxSetup>`](super::AuxSetup), which
+///   others; it gets an [`Event<Self, Process>`](super::Process), which
 ///   reads only what is fixed after `event_init`.
 /// - `event_destroy` runs in process context once the event left the PMU;
 ///   it gets the event's data alone.
@@ -157,7 +157,7 @@ pub trait PmuDriver: Sized + Send + Sync + 'static {
 
     /// Accepts or refuses a new sample period (`PERF_EVENT_IOC_PERIOD`)
     /// before perf applies it with `stop` and `start(RELOAD)`.
-    fn check_period(&self, _event: &Event<Self>, _period: u64) -> Result {
+    fn check_period(&self, _event: &Event<Self, Process>, _period: u64) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -209,7 +209,7 @@ pub trait PmuDriver: Sized + Send + Sync + 'static {
 
     /// Prepares the AUX area perf allocated for `event`, already mapped as
     /// one contiguous buffer.
-    fn setup_aux(&self, _event: &Event<Self, AuxSetup>, _buf: &AuxBuffer) -> Result<Self::AuxData> {
+    fn setup_aux(&self, _event: &Event<Self, Process>, _buf: &AuxBuffer) -> Result<Self::AuxData> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 }

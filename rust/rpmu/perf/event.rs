@@ -15,7 +15,13 @@
 use super::{registration::Inner, AuxOutput, HwState, PmuDriver};
 use crate::rpmu::bindings;
 use core::{marker::PhantomData, ptr::NonNull};
-use kernel::{cpu::CpuId, prelude::*, time::Delta, types::Opaque};
+use kernel::{
+    cpu::CpuId,
+    prelude::*,
+    sync::atomic::{Atomic, Relaxed},
+    time::Delta,
+    types::Opaque,
+};
 
 /// The shortest period [`Event::timer_start`] arms the event's timer for:
 /// a shorter one is raised to it, so that a driver cannot keep its CPU in
@@ -30,26 +36,36 @@ mod sealed {
 /// [`Event`]. Only the types of this module implement it.
 pub trait Context: sealed::Sealed {}
 
-/// The scheduling callbacks (`add`, `del`, `start`, `stop`, `read`,
-/// `check_period`) and the event's timer.
+/// The scheduling callbacks (`add`, `del`, `start`, `stop`, `read`) and the
+/// event's timer.
 ///
 /// Perf calls the callbacks on the CPU the event is scheduled on, with
-/// interrupts disabled and its context lock held; the timer is pinned to
-/// that CPU, runs in hard-interrupt context and is cancelled by the
-/// abstraction after `stop` and `del`. So for one event none of these runs
-/// concurrently with another, and the state they share (`hw.state`,
-/// `hw.idx`, the count, the CPU, the AUX transaction) is theirs alone.
+/// interrupts disabled (and, but for the cases below, its context lock
+/// held); the timer is pinned to that CPU, runs in hard-interrupt context
+/// and is stopped by the abstraction after `stop` and `del`. So they never
+/// run on two CPUs at once for one event, and the state they share
+/// (`hw.state`, `hw.idx`, the count, the CPU, the AUX transaction) is only
+/// touched from that CPU. They may nest there: perf's throttling calls
+/// `stop` from another group member's interrupt, and
+/// `perf_event_read_local()` (BPF, possibly in NMI) calls `read` inside any
+/// of them. Everything this view offers is a single load or store of a
+/// field of the C event, a `local64_t` operation, or perf core's own
+/// function, so nesting changes values, never validity; a driver lock taken
+/// in `read` must allow for it (see the soundness table in
+/// `Documentation/rust-pmu.rst`).
 pub struct Scheduled;
 
-/// `setup_aux`: process context, on any CPU, concurrently with the
-/// scheduling callbacks and the timer of the same event. Only what is fixed
-/// after `event_init` is readable.
-pub struct AuxSetup;
+/// `setup_aux` and `check_period`: process context, on any CPU,
+/// concurrently with the scheduling callbacks and the timer of the same
+/// event (`perf_mmap()` holds the event's `mmap_mutex`, the
+/// `PERF_EVENT_IOC_PERIOD` ioctl its context mutex, neither the context
+/// lock). Only what is fixed after `event_init` is readable.
+pub struct Process;
 
 impl sealed::Sealed for Scheduled {}
 impl Context for Scheduled {}
-impl sealed::Sealed for AuxSetup {}
-impl Context for AuxSetup {}
+impl sealed::Sealed for Process {}
+impl Context for Process {}
 
 /// Everything the abstraction keeps per event; pointed to by
 /// `perf_event::pmu_private`.
@@ -63,6 +79,9 @@ impl Context for AuxSetup {}
 #[pin_data]
 pub(super) struct EventBox<T: PmuDriver> {
     pub(super) timer: Opaque<bindings::hrtimer>,
+    /// Set by `Event::timer_start`, cleared after `stop` and `del`: whether
+    /// the timer callback may call the driver and re-arm.
+    pub(super) armed: Atomic<bool>,
     pub(super) event: NonNull<bindings::perf_event>,
     #[pin]
     pub(super) data: T::EventData,
@@ -107,6 +126,11 @@ impl<T: PmuDriver, C: Context> Event<T, C> {
     /// The event's timer, for the abstraction's own cancel.
     pub(super) fn event_box_timer(&self) -> *mut bindings::hrtimer {
         self.event_box().timer.get()
+    }
+
+    /// Whether the event's timer may call the driver and re-arm.
+    pub(super) fn event_box_armed(&self) -> &Atomic<bool> {
+        &self.event_box().armed
     }
 
     fn event_box(&self) -> &EventBox<T> {
@@ -235,6 +259,7 @@ impl<T: PmuDriver> Event<T, Scheduled> {
             build_error!("Event::timer_start needs PmuDriver::timer");
         }
         let ns = after.as_nanos().max(MIN_TIMER_PERIOD.as_nanos());
+        self.event_box().armed.store(true, Relaxed);
         let t = self.event_box().timer.get();
         // SAFETY: By the `EventBox` invariant the timer was set up; it lives
         // as long as the box, and `destroy` cancels it before freeing. Pinned

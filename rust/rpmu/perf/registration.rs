@@ -173,22 +173,27 @@ impl<T: PmuDriver> Registration<T> {
 
     /// Moves all events of this PMU from the CPU going offline to CPU `to`
     /// (`perf_pmu_migrate_context`), for uncore PMUs whose designated CPU
-    /// goes offline. Does nothing if `to` is that CPU. Takes the hotplug
-    /// context: perf takes both CPUs' context mutexes, so this sleeps.
-    pub fn migrate_context(&self, cx: &Offline<'_>, to: CpuId) {
+    /// goes offline. Does nothing, and returns `false`, if `to` is that CPU
+    /// or is not online. Takes the hotplug context: perf takes both CPUs'
+    /// context mutexes, so this sleeps.
+    pub fn migrate_context(&self, cx: &Offline<'_>, to: CpuId) -> bool {
         let from = cx.cpu();
-        if from == to {
-            // perf_pmu_migrate_context would take the same mutex twice.
-            return;
+        // The same CPU: perf would take one mutex twice. An offline one:
+        // perf would install the events with a cross-CPU call that fails,
+        // leaving them in no context's lists. `cx` holds the hotplug lock,
+        // so `to` stays online until this returns.
+        if from == to || !crate::rpmu::cpu::is_online(to) {
+            return false;
         }
         // SAFETY: The PMU is registered; both CPU numbers are below
         // `nr_cpu_ids` (`CpuId` invariant), so perf core's per-CPU lookups
-        // stay in bounds; they differ, and `cx` shows process context, so
-        // taking the two context mutexes cannot deadlock nor sleep in atomic
-        // context.
+        // stay in bounds; they differ, `to` is online for the whole call
+        // (above), and `cx` shows process context, so taking the two context
+        // mutexes neither deadlocks nor sleeps in atomic context.
         unsafe {
             bindings::perf_pmu_migrate_context(self.inner.pmu.get(), i32::from(from), i32::from(to))
-        }
+        };
+        true
     }
 }
 

@@ -14,8 +14,8 @@
 use crate::rpmu::{
     module::this_module,
     perf::{
-        AttrGroup, AttrValue, AuxBuffer, AuxSetup, Capabilities, Capability, Event, EventFlag,
-        EventFlags, EventInit, HwState, HwStateBit, PmuDriver, Registration, TaskContext,
+        AttrGroup, AttrValue, AuxBuffer, Capabilities, Capability, Event, EventFlag, EventFlags,
+        EventInit, HwState, HwStateBit, PmuDriver, Process, Registration, TaskContext,
         TimerRestart,
     },
 };
@@ -74,7 +74,7 @@ impl PmuDriver for AuxTest {
         TimerRestart::After(Delta::from_millis(1))
     }
 
-    fn setup_aux(&self, _ev: &Event<Self, AuxSetup>, _buf: &AuxBuffer) -> Result<u64> {
+    fn setup_aux(&self, _ev: &Event<Self, Process>, _buf: &AuxBuffer) -> Result<u64> {
         Ok(0x7275_7374_5f61_7578)
     }
 }

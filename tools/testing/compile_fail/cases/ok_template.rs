@@ -10,7 +10,7 @@ use crate::rpmu::{
     },
     irq,
     perf::{
-        AuxBuffer, AuxSetup, Capabilities, Event, EventFlags, EventInit, PmuDriver, Registration,
+        AuxBuffer, Capabilities, Event, EventFlags, EventInit, PmuDriver, Process, Registration,
         TaskContext, TimerRestart,
     },
 };
@@ -55,7 +55,7 @@ impl PmuDriver for Pmu {
         }
         TimerRestart::After(Delta::from_millis(1))
     }
-    fn setup_aux(&self, ev: &Event<Self, AuxSetup>, _buf: &AuxBuffer) -> Result<u64> {
+    fn setup_aux(&self, ev: &Event<Self, Process>, _buf: &AuxBuffer) -> Result<u64> {
         Ok(ev.config())
     }
 }
@@ -83,7 +83,7 @@ pub struct Hp(Arc<Registration<Pmu>>, CpuId);
 
 impl HotplugCallbacks for Hp {
     fn offline(&self, cx: &Offline<'_>) -> Result {
-        self.0.migrate_context(cx, self.1);
+        let _ = self.0.migrate_context(cx, self.1);
         Ok(())
     }
 }
