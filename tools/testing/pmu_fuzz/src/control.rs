@@ -368,6 +368,14 @@ impl Fuzzer<'_> {
         }
     }
 
+    /// Brings the CPUs this run took offline back online (also after a
+    /// violation, so that the tests after the fuzzer find them all).
+    pub fn online_all(&mut self) {
+        for cpu in std::mem::take(&mut self.s.offline) {
+            let _ = std::fs::write(format!("/sys/devices/system/cpu/cpu{cpu}/online"), "1");
+        }
+    }
+
     /// Tries to unbind the PMU's device from its platform driver through
     /// sysfs, whatever is open, and binds it again if that worked.
     ///
@@ -381,8 +389,14 @@ impl Fuzzer<'_> {
         let Some((driver, dev)) = self.o.unbind.clone() else {
             return;
         };
+        // Opened without O_CREAT: a missing file is ENOENT (creating one in
+        // sysfs would be EACCES).
         let sysfs = |op: &str| -> Res {
-            std::fs::write(format!("/sys/bus/platform/drivers/{driver}/{op}"), &dev)
+            use std::io::Write;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(format!("/sys/bus/platform/drivers/{driver}/{op}"))
+                .and_then(|mut f| f.write_all(dev.as_bytes()))
                 .map(|_| 0)
                 .map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))
         };
@@ -425,9 +439,7 @@ impl Fuzzer<'_> {
     /// valid event must still open and read.
     pub fn finish(&mut self) {
         self.reap(true);
-        for cpu in std::mem::take(&mut self.s.offline) {
-            let _ = std::fs::write(format!("/sys/devices/system/cpu/cpu{cpu}/online"), "1");
-        }
+        self.online_all();
         for mut e in self.s.evs.drain(..) {
             e.release();
         }

@@ -180,6 +180,9 @@ fn main() {
     }
     if f.violation.is_none() {
         f.finish();
+    } else {
+        f.reap(true);
+        f.online_all();
     }
     if f.violation.is_none() && ops >= 10_000 {
         f.coverage();
