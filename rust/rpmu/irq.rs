@@ -47,7 +47,10 @@ pub fn register<'a, T: Handler + 'static>(
     // out of it. Dropping the box frees the interrupt (waiting for a running
     // handler) before the memory goes; forgetting it leaks the memory the
     // cookie points to, which then stays valid, and the handler, being
-    // `'static`, reaches nothing that can be freed under it.
+    // `'static`, borrows nothing that can be dropped under it. (Module
+    // unload with a forgotten registration would free the handler's code:
+    // an open question shared with the kernel crate's own registrations,
+    // see `Documentation/rust-pmu.rst`.)
     let init = unsafe { Registration::new(request, flags, name, handler) };
     KBox::pin_init(init, GFP_KERNEL)
 }

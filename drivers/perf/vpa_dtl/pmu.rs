@@ -202,8 +202,8 @@ impl PmuDriver for VpaDtl {
         }
         let d = ev.data();
         d.buf.disable();
-        // The abstraction cancels the polling timer when this returns; it
-        // cannot fire meanwhile (interrupts are off on this CPU).
+        // The abstraction disarms the polling timer when this returns; the
+        // poll below and a timer poll never run on two CPUs at once.
         // Whatever was logged before logging stopped is still captured.
         self.poll(ev, false);
         ev.set_hw_state(HwStateBit::Stopped.into());

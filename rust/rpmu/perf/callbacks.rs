@@ -132,13 +132,15 @@ impl<T: PmuDriver> Registration<T> {
     pub(super) unsafe extern "C" fn timer_callback(
         timer: *mut bindings::hrtimer,
     ) -> bindings::hrtimer_restart {
-        // SAFETY: The timer is a field of a live `EventBox<T>` (it is
-        // cancelled before the box is freed), so `container_of` yields the
-        // box, and its `event` is valid while the box lives. The timer is
-        // armed only by `Event::timer_start`, pinned to the event's CPU, and
-        // cancelled after `stop` and `del`: it runs on that CPU in hard
-        // interrupt context while the event is started, when no scheduling
-        // callback of the event can run, which is what `Scheduled` states.
+        // SAFETY: The timer is a field of a live `EventBox<T>` (`destroy`
+        // cancels it, waiting, before the box is freed), so `container_of`
+        // yields the box, and its `event` is valid while the box lives. The
+        // timer is armed only by `Event::timer_start`, pinned to the CPU the
+        // event is scheduled on, and runs there in hard-interrupt context:
+        // never on another CPU than the scheduling callbacks, which is what
+        // `Scheduled` states (they may nest, see its documentation). The
+        // `armed` checks below keep the driver from being called, and the
+        // timer from re-arming, once `stop` or `del` ran.
         let ev = unsafe {
             let b = kernel::container_of!(
                 timer.cast::<Opaque<bindings::hrtimer>>(),

@@ -35,13 +35,18 @@ pub enum Txn {
 ///
 /// - `event_init` runs in process context and may sleep; it gets an
 ///   [`EventInit`].
-/// - `add`, `del`, `start`, `stop`, `read` and `check_period` run on the
-///   event's CPU with interrupts disabled and perf's context lock held, and
+/// - `add`, `del`, `start`, `stop` and `read` run on the event's CPU with
+///   interrupts disabled (perf's context lock held but for `read` from
+///   `perf_event_read_local()` and `stop` from `__perf_event_stop()`), and
 ///   `timer` runs in hard-interrupt context on the same CPU while the event
-///   is started (the abstraction pins the timer there and cancels it after
-///   `stop` and `del`). For one event none of them runs while another does;
-///   they get an [`Event<Self, Scheduled>`](super::Scheduled), the only form
-///   with the hardware state, the count, the timer and the AUX output.
+///   is started (the abstraction pins the timer there and disarms it after
+///   `stop` and `del`). For one event they never run on two CPUs at once,
+///   though one may nest in another on that CPU; they get an
+///   [`Event<Self, Scheduled>`](super::Scheduled), the only form with the
+///   hardware state, the count, the timer and the AUX output.
+/// - `check_period` runs in process context from the
+///   `PERF_EVENT_IOC_PERIOD` ioctl; it gets an
+///   [`Event<Self, Process>`](super::Process).
 /// - `pmu_enable`, `pmu_disable` and the transaction callbacks run on one
 ///   CPU with interrupts disabled and perf's context lock held; they get no
 ///   event.

@@ -182,29 +182,31 @@ impl<T: PmuDriver> Event<T, Scheduled> {
     }
 
     /// `hw.sample_period`: the period set at `event_init`, or the one
-    /// `PERF_EVENT_IOC_PERIOD` set since (perf changes it with the event
-    /// stopped, then calls `start` with `RELOAD`).
+    /// `PERF_EVENT_IOC_PERIOD` set since (perf then calls `stop` and
+    /// `start` with `RELOAD`).
     pub fn sample_period(&self) -> u64 {
         // SAFETY: The event is valid; perf core writes `hw.sample_period`
-        // only at `event_init` and, for `PERF_EVENT_IOC_PERIOD`, on the
-        // event's CPU with interrupts off between `stop` and `start`, so
-        // never while a `Scheduled` callback runs.
+        // at `event_init` and, for `PERF_EVENT_IOC_PERIOD`
+        // (`__perf_event_period()`), on the event's CPU with interrupts off
+        // and the context lock held, so never on another CPU than a
+        // `Scheduled` callback.
         unsafe { (*self.raw()).hw.sample_period }
     }
 
     /// Whether perf currently has the event scheduled on the PMU.
     pub fn is_active(&self) -> bool {
-        // SAFETY: The event is valid; `state` is an `int` perf core writes
-        // under its context lock, which the `Scheduled` callbacks hold (the
-        // timer runs on the same CPU with interrupts off).
+        // SAFETY: The event is valid; `state` is an aligned `int` that perf
+        // core writes with the context lock held; a volatile read of it, as
+        // C's `READ_ONCE`, is a whole value whichever write it sees.
         let state = unsafe { core::ptr::read_volatile(&raw const (*self.raw()).state) };
         state == bindings::perf_event_state_PERF_EVENT_STATE_ACTIVE
     }
 
     /// `hw.state`: the driver's `PERF_HES_*` bits.
     pub fn hw_state(&self) -> HwState {
-        // SAFETY: The event is valid; `hw.state` is written by the driver in
-        // `Scheduled` callbacks, which do not run concurrently for one event.
+        // SAFETY: The event is valid; `hw.state` is written only by the
+        // driver, in `Scheduled` callbacks, which never run on two CPUs at
+        // once for one event (a nested one runs on the same CPU).
         HwState::from_raw(unsafe { (*self.raw()).hw.state })
     }
 
@@ -230,8 +232,9 @@ impl<T: PmuDriver> Event<T, Scheduled> {
 
     /// `hw.idx`: the hardware counter the driver assigned, if any.
     pub fn hw_idx(&self) -> Option<usize> {
-        // SAFETY: The event is valid; `hw.idx` is written by the driver in
-        // `Scheduled` callbacks only.
+        // SAFETY: The event is valid; `hw.idx` is written only by the
+        // driver, in `Scheduled` callbacks, which never run on two CPUs at
+        // once for one event.
         usize::try_from(unsafe { *bindings::rpmu_event_hw_idx(self.raw()) }).ok()
     }
 
@@ -251,9 +254,11 @@ impl<T: PmuDriver> Event<T, Scheduled> {
 
     /// Arms the event's timer to call [`PmuDriver::timer`] after `after` (at
     /// least [`MIN_TIMER_PERIOD`]), on this CPU, in hard-interrupt context.
-    /// Re-arming a pending timer moves its expiry. The abstraction cancels
-    /// the timer after `stop` and `del` return, so a driver has no cancel to
-    /// call, and the timer never runs while the event is stopped.
+    /// Re-arming a pending timer moves its expiry. After `stop` and `del`
+    /// return, the abstraction disarms the timer (and cancels it unless
+    /// `stop` ran nested in its expiry): the driver's `timer` is not called
+    /// again until the next `timer_start`, so a driver has no cancel to
+    /// call.
     pub fn timer_start(&self, after: Delta) {
         if !T::HAS_TIMER {
             build_error!("Event::timer_start needs PmuDriver::timer");

@@ -42,7 +42,7 @@
 //!              group as one (CPU of the context, interrupts off).
 //! ```
 //!
-//! `add`, `del`, `start`, `stop`, `read`, `check_period`, the
+//! `add`, `del`, `start`, `stop`, `read`, the
 //! `pmu_enable`/`pmu_disable` pair and the transaction callbacks run with
 //! interrupts disabled and perf's raw context lock held: a lock they take
 //! must be a raw spinlock, and one taken only there, in interrupt handlers
