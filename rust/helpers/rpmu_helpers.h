@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * C helpers for `static inline` functions and macros that Rust cannot call
- * directly. Each is a one-line wrapper; all logic stays in Rust.
+ * directly. Most are one-line wrappers. A few hold a little C of their own:
+ * rpmu_event_fix_period() (a frequency event turned into a fixed period),
+ * the registry of this module's AUX areas (rpmu_aux_*), the per-CPU
+ * interrupt-disable count behind rpmu_raw_spin_lock_irq_disable() on kernels
+ * without raw_spin_lock_irq_disable(), rpmu_fwnode_mem_resource() (a DT or
+ * ACPI node's first memory window) and rpmu_for_each_group_member(). The
+ * drivers' logic stays in Rust.
  */
 #ifndef RPMU_HELPERS_H
 #define RPMU_HELPERS_H
@@ -99,6 +105,7 @@ struct lppaca *rpmu_lppaca_of(int cpu);
 bool rpmu_fw_splpar(void);
 bool rpmu_is_kvm_guest(void);
 int rpmu_hard_smp_processor_id(int cpu);
+void rpmu_dtl_write_size(void *buf, u32 bytes);
 long rpmu_register_dtl(int hwcpu, phys_addr_t addr);
 long rpmu_unregister_dtl(int hwcpu);
 phys_addr_t rpmu_pa(const void *addr);

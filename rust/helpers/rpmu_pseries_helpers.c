@@ -25,6 +25,12 @@ int rpmu_hard_smp_processor_id(int cpu)
 	return get_hard_smp_processor_id(cpu);
 }
 
+/* The size word H_REGISTER_VPA reads from a DTL buffer (its second word). */
+void rpmu_dtl_write_size(void *buf, u32 bytes)
+{
+	WRITE_ONCE(((__be32 *)buf)[1], cpu_to_be32(bytes));
+}
+
 long rpmu_register_dtl(int hwcpu, phys_addr_t addr)
 {
 	return register_dtl(hwcpu, addr);

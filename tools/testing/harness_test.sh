@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Host tests of the harness's own bookkeeping, the parts whose figures the
-# README quotes: the soak ledger (scripts/soak.sh: which jobs are left, the
+# Host tests of the harness's own bookkeeping, the parts whose figures
+# Documentation/testing.rst quotes: the soak ledger (scripts/soak.sh: which jobs are left, the
 # per-PMU and per-arch totals, the closing "N passed, M failed") and the
 # kernel-report pattern (tools/testing/report.py).
 #

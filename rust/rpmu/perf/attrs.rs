@@ -12,8 +12,8 @@
 //!
 //! ```ignore
 //! static GROUPS: [AttrGroup<MyPmu>; 2] = [
-//!     AttrGroup::fixed(c"format", &[(c"event", c"config:0-7")]),
-//!     AttrGroup::fixed(c"events", &[(c"cycles", c"event=0x1")]),
+//!     AttrGroup::fixed(c"format", &[(c"event", AttrValue::Fixed(c"config:0-7"))]),
+//!     AttrGroup::fixed(c"events", &[(c"cycles", AttrValue::Fixed(c"event=0x1"))]),
 //! ];
 //! ```
 

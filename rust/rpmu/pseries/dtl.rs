@@ -36,7 +36,7 @@ use core::{cell::UnsafeCell, mem::ManuallyDrop, ptr::addr_of_mut, ptr::NonNull};
 use kernel::{
     cpu::CpuId,
     prelude::*,
-    sync::atomic::{Atomic, Relaxed},
+    sync::atomic::{Acquire, Atomic, Relaxed, Release},
 };
 
 /// Bytes in a DTL buffer (`DISPATCH_LOG_BYTES`).
@@ -93,6 +93,10 @@ pub struct DtlBuffer {
     lppaca: NonNull<bindings::lppaca>,
     hwcpu: i32,
     registered: Atomic<bool>,
+    /// Set while `register` or `unregister` runs: they exclude each other,
+    /// so `registered` always says whether the hypervisor may write the ring
+    /// (which `Drop` relies on to free it).
+    changing: Atomic<bool>,
     /// `Shared`: the enable-mask bits this buffer added (and takes back).
     /// Like `mask` and `displaced`, only changed on the buffer's CPU with
     /// interrupts off (perf's callbacks and the polling timer), so plain
@@ -105,6 +109,22 @@ pub struct DtlBuffer {
     /// Dropped after `Drop::drop` deregistered the buffer, so that the next
     /// owner of the CPU's DTL finds it free.
     _claim: Claim,
+}
+
+/// A claim on a buffer's `changing` flag, released on drop.
+struct Changing<'a>(&'a Atomic<bool>);
+
+impl<'a> Changing<'a> {
+    /// Sets the flag; `None` if it was set already.
+    fn claim(flag: &'a Atomic<bool>) -> Option<Self> {
+        (!flag.xchg(true, Acquire)).then_some(Self(flag))
+    }
+}
+
+impl Drop for Changing<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Release);
+    }
 }
 
 // SAFETY: The ring is only written by the hypervisor and read with volatile
@@ -162,6 +182,7 @@ impl DtlBuffer {
             lppaca,
             hwcpu,
             registered: Atomic::new(false),
+            changing: Atomic::new(false),
             added: Atomic::new(0),
             mask: Atomic::new(0),
             displaced: Atomic::new(NOT_DISPLACED),
@@ -228,7 +249,12 @@ impl DtlBuffer {
     /// zero; refuses with [`RegisterError::Busy`] while another DTL user is
     /// active, and after a displacement. `Shared`: the kernel's buffer is
     /// registered already; reading starts at its current index.
+    /// Fails with [`RegisterError::Busy`] too while another `register` or
+    /// [`Self::unregister`] of this buffer runs.
     pub fn register(&self) -> core::result::Result<Start, RegisterError> {
+        let Some(_changing) = Changing::claim(&self.changing) else {
+            return Err(RegisterError::Busy);
+        };
         let timebase = super::timebase();
         if self.is_registered() {
             // A deregistration failed: the hypervisor may still write the
@@ -247,10 +273,11 @@ impl DtlBuffer {
             return Err(RegisterError::Busy);
         }
         let base = self.base();
-        let size = (DTL_BYTES as u32).to_be_bytes();
-        // SAFETY: Not registered, so the hypervisor does not write the ring;
-        // bytes 4..8 are within it.
-        unsafe { core::ptr::copy_nonoverlapping(size.as_ptr(), base.add(4), 4) };
+        // SAFETY: `base` is the 4 KiB, 4 KiB-aligned ring (`Own`), so its
+        // second 32-bit word is within it and aligned; the helper stores it
+        // with `WRITE_ONCE`, as the hypervisor's and the readers' accesses to
+        // the ring are single-copy accesses of C, not Rust values.
+        unsafe { bindings::rpmu_dtl_write_size(base.cast(), DTL_BYTES as u32) };
         let lp = self.lppaca();
         // SAFETY: `base` is the physically contiguous 4 KiB buffer, which
         // stays allocated while registered (invariant).
@@ -364,7 +391,13 @@ impl DtlBuffer {
 
     /// Stops logging and, for an `Own` buffer, deregisters it; a no-op if
     /// not registered. A displaced buffer is left alone.
+    ///
+    /// Fails with `HcallError(0)`, leaving the buffer registered, while a
+    /// [`Self::register`] of this buffer runs.
     pub fn unregister(&self) -> core::result::Result<(), HcallError> {
+        let Some(_changing) = Changing::claim(&self.changing) else {
+            return Err(HcallError(0));
+        };
         if !self.registered.load(Relaxed) {
             return Ok(());
         }
