@@ -36,7 +36,7 @@ use core::{cell::UnsafeCell, mem::ManuallyDrop, ptr::addr_of_mut, ptr::NonNull};
 use kernel::{
     cpu::CpuId,
     prelude::*,
-    sync::atomic::{Acquire, Atomic, Relaxed, Release},
+    sync::atomic::{Atomic, Relaxed},
 };
 
 /// Bytes in a DTL buffer (`DISPATCH_LOG_BYTES`).
@@ -51,8 +51,8 @@ pub const DTL_ENTRIES: usize = DTL_BYTES / DTL_ENTRY_BYTES;
 mod claim;
 mod read;
 mod types;
-use claim::Claim;
 pub use claim::MAX_CPUS;
+use claim::{Changing, Claim};
 pub use types::{Displacement, HcallError, Mode, RegisterError, Start};
 
 enum Ring {
@@ -109,22 +109,6 @@ pub struct DtlBuffer {
     /// Dropped after `Drop::drop` deregistered the buffer, so that the next
     /// owner of the CPU's DTL finds it free.
     _claim: Claim,
-}
-
-/// A claim on a buffer's `changing` flag, released on drop.
-struct Changing<'a>(&'a Atomic<bool>);
-
-impl<'a> Changing<'a> {
-    /// Sets the flag; `None` if it was set already.
-    fn claim(flag: &'a Atomic<bool>) -> Option<Self> {
-        (!flag.xchg(true, Acquire)).then_some(Self(flag))
-    }
-}
-
-impl Drop for Changing<'_> {
-    fn drop(&mut self) {
-        self.0.store(false, Release);
-    }
 }
 
 // SAFETY: The ring is only written by the hypervisor and read with volatile
