@@ -18,7 +18,7 @@ use crate::{
     rpmu::{
         perf::{
             eopnotsupp, AuxBuffer, Capabilities, Capability, Event, EventFlag, EventFlags,
-            EventInit, HwState, HwStateBit, PmuDriver, Process, TaskContext, TimerRestart,
+            EventInit, HwState, HwStateBit, PmuDriver, Process, Reading, TaskContext, TimerRestart,
         },
         pseries::dtl::{DtlBuffer, Mode, RegisterError},
         sync::{new_raw_spinlock, RawSpinLock},
@@ -176,7 +176,7 @@ impl PmuDriver for VpaDtl {
             // what came in between, so that it is captured, not lost.
             Ok(()) if own => {
                 self.poll(ev, false);
-                self.read(ev);
+                self.read(ev.as_read());
             }
             Ok(()) => {}
             Err(e) => pr_err_once!(
@@ -207,10 +207,10 @@ impl PmuDriver for VpaDtl {
         // Whatever was logged before logging stopped is still captured.
         self.poll(ev, false);
         ev.set_hw_state(HwStateBit::Stopped.into());
-        self.read(ev);
+        self.read(ev.as_read());
     }
 
-    fn read(&self, ev: &Event<Self>) {
+    fn read(&self, ev: &Event<Self, Reading>) {
         // The event's value is the number of entries lost so far.
         let d = ev.data();
         let lost = d.stats.lost();

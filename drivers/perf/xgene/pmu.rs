@@ -21,7 +21,7 @@ use crate::{
     },
     rpmu::perf::{
         eopnotsupp, Capabilities, Capability, Event, EventFlag, EventFlags, EventInit, HwState,
-        HwStateBit, PmuDriver, TaskContext, Txn,
+        HwStateBit, OnEventCpu, PmuDriver, Reading, TaskContext, Txn,
     },
 };
 use kernel::prelude::*;
@@ -33,7 +33,7 @@ pub(crate) struct EventState {
 }
 
 impl Child {
-    fn event_idx(event: &Event<Self>) -> Option<usize> {
+    fn event_idx<C: OnEventCpu>(event: &Event<Self, C>) -> Option<usize> {
         event.hw_idx().filter(|&i| i < MAX_COUNTERS)
     }
 
@@ -241,7 +241,7 @@ impl PmuDriver for Child {
         self.pmu_enable();
     }
 
-    fn read(&self, event: &Event<Self>) {
+    fn read(&self, event: &Event<Self, Reading>) {
         let Some(idx) = Self::event_idx(event) else {
             return;
         };

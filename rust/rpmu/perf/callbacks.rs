@@ -17,7 +17,7 @@ use super::{
     event::EventBox,
     event_init::EventInit,
     registration::{Inner, Registration},
-    Capability, Event, EventFlags, PmuDriver, Process, TimerRestart, Txn,
+    Capability, Event, EventFlags, PmuDriver, Process, Reading, TimerRestart, Txn,
 };
 use crate::rpmu::bindings;
 use core::{
@@ -56,6 +56,15 @@ impl<T: PmuDriver> Registration<T> {
             // request gets `EINVAL` whatever the PMU's state (not, say, the
             // `EBUSY` of a resource `event_init` would claim).
             if T::CAPABILITIES.contains(Capability::NoExclude) && init.has_exclude() {
+                return Err(EINVAL);
+            }
+            // An inherited per-task event of an AUX PMU: its children write
+            // the parent's AUX area, and perf stops only the parent's
+            // transactions (`perf_pmu_output_stop()`) before freeing the
+            // area, so a child's could end in hard IRQ with the last
+            // reference, and `free_aux` (`vunmap`) would run there. (CPU-wide
+            // events have no children: `perf record -a` sets `inherit`.)
+            if T::HAS_SETUP_AUX && init.is_per_task() && init.is_inherited() {
                 return Err(EINVAL);
             }
             let data = inner.driver.event_init(&mut init)?;
@@ -182,7 +191,13 @@ impl<T: PmuDriver> Registration<T> {
         // SAFETY: perf calls `add` only for initialised events of our PMU.
         let ev = unsafe { Event::<T>::from_raw(e) };
         from_result(|| {
-            ev.driver().add(ev, EventFlags::from_raw(flags))?;
+            if let Err(e) = ev.driver().add(ev, EventFlags::from_raw(flags)) {
+                // Perf does not call `del` after a failed `add`: a timer the
+                // driver started must not outlive it.
+                // SAFETY: `ev` is valid (above), on the CPU `add` ran on.
+                unsafe { Self::timer_stop(ev) };
+                return Err(e);
+            }
             Ok(0)
         })
     }
@@ -229,7 +244,8 @@ impl<T: PmuDriver> Registration<T> {
     ///
     /// # Safety
     ///
-    /// Called from `stop_callback` or `del_callback` for `ev`.
+    /// Called from `stop_callback`, `del_callback` or a failed
+    /// `add_callback` for `ev`.
     unsafe fn timer_stop(ev: &Event<T>) {
         if !T::HAS_TIMER {
             return;
@@ -238,8 +254,8 @@ impl<T: PmuDriver> Registration<T> {
         ev.event_box_armed().store(false, Relaxed);
         // SAFETY: The timer was set up at `event_init` (`EventBox`
         // invariant) and lives until `destroy`. It is pinned to the CPU
-        // `start` ran on, which is this one (perf calls `stop` and `del` of a
-        // scheduled event on its CPU), so its callback runs on no other CPU;
+        // `start` ran on, which is this one (perf calls `add`, `stop` and
+        // `del` of an event on the CPU it is scheduled on), so its callback runs on no other CPU;
         // if it is running here, this call is nested in it (a `stop` from
         // perf's throttling, say), so waiting would never end: only try. The
         // callback then sees `armed` false and does not re-arm.
@@ -253,7 +269,9 @@ impl<T: PmuDriver> Registration<T> {
     /// As for `add_callback`.
     pub(super) unsafe extern "C" fn read_callback(e: *mut bindings::perf_event) {
         // SAFETY: As for `add_callback`.
-        let ev = unsafe { Event::<T>::from_raw(e) };
+        // (`Reading`: perf calls `read` on the event's CPU with interrupts off,
+        // possibly nested in another callback or in NMI.)
+        let ev = unsafe { Event::<T, Reading>::from_raw(e) };
         ev.driver().read(ev);
     }
 

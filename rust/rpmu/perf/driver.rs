@@ -2,7 +2,7 @@
 
 //! The callbacks a PMU driver implements.
 
-use super::{AuxBuffer, Capabilities, Event, EventFlags, EventInit, Process, TaskContext};
+use super::{AuxBuffer, Capabilities, Event, EventFlags, EventInit, Process, Reading, TaskContext};
 use kernel::{error::VTABLE_DEFAULT_ERROR, prelude::*, time::Delta};
 
 /// Whether a per-event timer fires again.
@@ -105,7 +105,7 @@ pub enum Txn {
 ///     fn stop(&self, ev: &Event<Self>, _flags: EventFlags) {
 ///         ev.set_hw_state(HwStateBit::Stopped.into());
 ///     }
-///     fn read(&self, ev: &Event<Self>) {
+///     fn read(&self, ev: &Event<Self, Reading>) {
 ///         ev.count_add(ev.data().step);
 ///     }
 /// }
@@ -157,8 +157,11 @@ pub trait PmuDriver: Sized + Send + Sync + 'static {
     /// [`EventFlag::Update`](super::EventFlag::Update).
     fn stop(&self, event: &Event<Self>, flags: EventFlags);
 
-    /// Brings the event's count up to date.
-    fn read(&self, event: &Event<Self>);
+    /// Brings the event's count up to date. May run nested inside another
+    /// callback of the event on its CPU, or in NMI context
+    /// (`perf_event_read_local()`): it gets the [`Reading`] view, and a lock it
+    /// takes deadlocks if the callback it interrupts holds it.
+    fn read(&self, event: &Event<Self, Reading>);
 
     /// Accepts or refuses a new sample period (`PERF_EVENT_IOC_PERIOD`)
     /// before perf applies it with `stop` and `start(RELOAD)`.

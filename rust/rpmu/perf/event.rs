@@ -55,6 +55,19 @@ pub trait Context: sealed::Sealed {}
 /// `Documentation/rust-pmu.rst`).
 pub struct Scheduled;
 
+/// `read`: on the event's CPU with interrupts disabled, like [`Scheduled`],
+/// but perhaps nested inside another callback of the same event or in NMI
+/// context (`perf_event_read_local()`, from BPF). So it reads the state and
+/// adds to the count, and nothing else: no timer (`hrtimer_start()` is not
+/// NMI-safe) and no AUX output (a transaction may already be open on this
+/// CPU). A scheduling callback gets this view of its event with
+/// [`Event::as_read`], to call its own `read`.
+pub struct Reading;
+
+/// The contexts on the event's CPU: [`Scheduled`] and [`Reading`]. Only the
+/// types of this module implement it.
+pub trait OnEventCpu: Context {}
+
 /// `setup_aux` and `check_period`: process context, on any CPU,
 /// concurrently with the scheduling callbacks and the timer of the same
 /// event (`perf_mmap()` holds the event's `mmap_mutex`, the
@@ -64,6 +77,10 @@ pub struct Process;
 
 impl sealed::Sealed for Scheduled {}
 impl Context for Scheduled {}
+impl OnEventCpu for Scheduled {}
+impl sealed::Sealed for Reading {}
+impl Context for Reading {}
+impl OnEventCpu for Reading {}
 impl sealed::Sealed for Process {}
 impl Context for Process {}
 
@@ -170,7 +187,7 @@ impl<T: PmuDriver, C: Context> Event<T, C> {
     }
 }
 
-impl<T: PmuDriver> Event<T, Scheduled> {
+impl<T: PmuDriver, C: OnEventCpu> Event<T, C> {
     /// The CPU the event is scheduled on (`None` for a per-task event that
     /// is not). Perf changes it only with the event descheduled
     /// (`perf_pmu_migrate_context`).
@@ -206,21 +223,17 @@ impl<T: PmuDriver> Event<T, Scheduled> {
     pub fn hw_state(&self) -> HwState {
         // SAFETY: The event is valid; `hw.state` is written only by the
         // driver, in `Scheduled` callbacks, which never run on two CPUs at
-        // once for one event (a nested one runs on the same CPU).
-        HwState::from_raw(unsafe { (*self.raw()).hw.state })
-    }
-
-    /// Sets `hw.state`.
-    pub fn set_hw_state(&self, state: HwState) {
-        // SAFETY: As for `hw_state`.
-        unsafe { (*self.raw()).hw.state = state.raw() }
+        // once for one event. A nested callback on the same CPU (a `read` in
+        // NMI) sees a whole value: `hw.state` is an aligned `int`, accessed
+        // with single volatile loads and stores.
+        HwState::from_raw(unsafe { core::ptr::read_volatile(&raw const (*self.raw()).hw.state) })
     }
 
     /// Adds `delta` to the event's count (`local64_add(&event->count)`).
     pub fn count_add(&self, delta: u64) {
-        // SAFETY: The event is valid; `count` is a `local64_t`, updated on
-        // the event's CPU (the `Scheduled` context), which perf core reads
-        // with `local64_read`.
+        // SAFETY: The event is valid; `count` is a `local64_t`, which
+        // `local64_add` updates safely against interrupts and NMIs on this
+        // CPU, the event's; perf core reads it with `local64_read`.
         unsafe { bindings::rpmu_local64_add(&raw mut (*self.raw()).count, delta) }
     }
 
@@ -232,17 +245,38 @@ impl<T: PmuDriver> Event<T, Scheduled> {
 
     /// `hw.idx`: the hardware counter the driver assigned, if any.
     pub fn hw_idx(&self) -> Option<usize> {
-        // SAFETY: The event is valid; `hw.idx` is written only by the
-        // driver, in `Scheduled` callbacks, which never run on two CPUs at
-        // once for one event.
-        usize::try_from(unsafe { *bindings::rpmu_event_hw_idx(self.raw()) }).ok()
+        // SAFETY: The event is valid; `hw.idx` is an aligned `int` written
+        // only by the driver, in `Scheduled` callbacks, which never run on
+        // two CPUs at once for one event; single volatile accesses, as for
+        // `hw_state`.
+        usize::try_from(unsafe {
+            core::ptr::read_volatile(bindings::rpmu_event_hw_idx(self.raw()))
+        })
+        .ok()
+    }
+}
+
+impl<T: PmuDriver> Event<T, Scheduled> {
+    /// This event as `read` sees it, for a scheduling callback to call the
+    /// driver's own `read`.
+    pub fn as_read(&self) -> &Event<T, Reading> {
+        // SAFETY: `Event<T, Reading>` has the layout of `Event<T, Scheduled>`
+        // (both wrap `perf_event`), and `Reading` guarantees less than
+        // `Scheduled`, which holds here.
+        unsafe { Event::from_raw(self.raw()) }
+    }
+
+    /// Sets `hw.state`.
+    pub fn set_hw_state(&self, state: HwState) {
+        // SAFETY: As for `hw_state`.
+        unsafe { core::ptr::write_volatile(&raw mut (*self.raw()).hw.state, state.raw()) }
     }
 
     /// Sets `hw.idx` (`None`: no counter).
     pub fn set_hw_idx(&self, idx: Option<usize>) {
         let raw = idx.and_then(|i| i32::try_from(i).ok()).unwrap_or(-1);
         // SAFETY: As for `hw_idx`.
-        unsafe { *bindings::rpmu_event_hw_idx(self.raw()) = raw }
+        unsafe { core::ptr::write_volatile(bindings::rpmu_event_hw_idx(self.raw()), raw) }
     }
 
     /// Publishes the event's state to the user page of its ring buffer.

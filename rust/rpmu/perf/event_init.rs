@@ -99,6 +99,12 @@ impl EventInit<'_> {
             || a.exclude_host() != 0
     }
 
+    /// Whether the event is inherited by the children of its task
+    /// (`attr.inherit`).
+    pub(super) fn is_inherited(&self) -> bool {
+        self.attr().inherit() != 0
+    }
+
     /// Whether the event asks for a branch stack (`has_branch_stack()`).
     pub fn has_branch_stack(&self) -> bool {
         self.attr().sample_type

@@ -62,7 +62,7 @@ mod registration;
 pub use attrs::{AttrGroup, AttrValue, SysfsWriter};
 pub use aux::{AuxBuffer, AuxFlags, AuxOutput, AuxWindow};
 pub use driver::{PmuDriver, TimerRestart, Txn};
-pub use event::{Context, Event, Process, Scheduled, MIN_TIMER_PERIOD};
+pub use event::{Context, Event, OnEventCpu, Process, Reading, Scheduled, MIN_TIMER_PERIOD};
 pub use event_init::{EventInit, GroupMember};
 pub use flags::{
     Capabilities, Capability, EventFlag, EventFlags, HwState, HwStateBit, TaskContext,

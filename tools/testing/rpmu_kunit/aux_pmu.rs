@@ -15,7 +15,7 @@ use crate::rpmu::{
     module::this_module,
     perf::{
         AttrGroup, AttrValue, AuxBuffer, Capabilities, Capability, Event, EventFlag, EventFlags,
-        EventInit, HwState, HwStateBit, PmuDriver, Process, Registration, TaskContext,
+        EventInit, HwState, HwStateBit, PmuDriver, Process, Reading, Registration, TaskContext,
         TimerRestart,
     },
 };
@@ -60,7 +60,7 @@ impl PmuDriver for AuxTest {
         ev.set_hw_state(HwStateBit::Stopped.into());
     }
 
-    fn read(&self, _ev: &Event<Self>) {}
+    fn read(&self, _ev: &Event<Self, Reading>) {}
 
     fn timer(&self, ev: &Event<Self>) -> TimerRestart {
         match ev.aux_output_begin() {

@@ -12,7 +12,8 @@ use crate::{
         module::this_module,
         perf::{
             AttrGroup, AttrValue, Capabilities, Capability, Event, EventFlag, EventFlags,
-            EventInit, HwState, HwStateBit, PmuDriver, Registration, TaskContext, TimerRestart,
+            EventInit, HwState, HwStateBit, PmuDriver, Reading, Registration, TaskContext,
+            TimerRestart,
         },
         sync::{new_raw_spinlock, RawSpinLockIrq},
     },
@@ -66,7 +67,7 @@ impl PmuDriver for TimerPmu {
         ev.set_hw_state(HwStateBit::Stopped.into());
     }
 
-    fn read(&self, _ev: &Event<Self>) {}
+    fn read(&self, _ev: &Event<Self, Reading>) {}
 
     fn timer(&self, ev: &Event<Self>) -> TimerRestart {
         FIRED.add(1, Relaxed);

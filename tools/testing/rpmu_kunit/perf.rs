@@ -11,7 +11,7 @@ use crate::{
         module::this_module,
         perf::{
             AttrGroup, AttrValue, Capabilities, Capability, Event, EventFlag, EventFlags,
-            EventInit, HwState, HwStateBit, PmuDriver, Registration, TaskContext,
+            EventInit, HwState, HwStateBit, PmuDriver, Reading, Registration, TaskContext,
         },
         sync::{new_raw_spinlock, RawSpinLockIrq},
     },
@@ -99,7 +99,7 @@ impl PmuDriver for TestPmu {
         ev.set_hw_state(HwStateBit::Stopped.into());
     }
 
-    fn read(&self, ev: &Event<Self>) {
+    fn read(&self, ev: &Event<Self, Reading>) {
         // Each read advances the count by the event's step.
         if ev.hw_state() == HwState::RUNNING {
             *self.reads.lock() += 1;

@@ -10,8 +10,8 @@ use crate::rpmu::{
     },
     irq,
     perf::{
-        AuxBuffer, Capabilities, Event, EventFlags, EventInit, PmuDriver, Process, Registration,
-        TaskContext, TimerRestart,
+        AuxBuffer, Capabilities, Event, EventFlags, EventInit, PmuDriver, Process, Reading,
+        Registration, TaskContext, TimerRestart,
     },
 };
 use kernel::{irq::Flags, prelude::*, sync::Arc, time::Delta};
@@ -44,7 +44,7 @@ impl PmuDriver for Pmu {
         ev.timer_start(Delta::from_millis(1));
     }
     fn stop(&self, _ev: &Event<Self>, _flags: EventFlags) {}
-    fn read(&self, ev: &Event<Self>) {
+    fn read(&self, ev: &Event<Self, Reading>) {
         ev.count_add(ev.data().step);
     }
     fn timer(&self, ev: &Event<Self>) -> TimerRestart {

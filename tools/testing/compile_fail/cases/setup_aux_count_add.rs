@@ -2,7 +2,7 @@
 // The event's count updated from `setup_aux`, which perf runs in process
 // context on any CPU, concurrently with the scheduling callbacks that own
 // the count.
-// EXPECT: error[E0599]: no method named `count_add` found for reference `&Event<T, Process>`
+// EXPECT: error[E0599]: the method `count_add` exists for reference `&Event<T, Process>`, but its trait bounds were not satisfied
 
 use crate::rpmu::perf::{Event, PmuDriver, Process};
 
