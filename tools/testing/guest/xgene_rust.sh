@@ -71,6 +71,15 @@ insmod $M/xgene_pmu.ko
 ktap_cases </tmp/swsib.out
 grep -q "^xgene_pmu " /proc/modules && rmmod xgene_pmu
 
+# The multiplexing timer of a PMU armed with no event (writing its
+# perf_event_mux_interval_ms arms it on every CPU), then the module
+# removed: perf must not leave it pending in the freed PMU context
+# (patches/0005; DEBUG_OBJECTS reports the freed active hrtimer without it).
+insmod $M/xgene_pmu.ko
+ok "mux timer: l3c0's interval set to 1000 ms with no event" sh -c "echo 1000 >$D/l3c0/perf_event_mux_interval_ms"
+ok "mux timer: rmmod within the interval" rmmod xgene_pmu
+sleep 2
+
 # No event may join a group whose leader CPU hotplug removed from its
 # context: perf core, software events alone (patches/0004; KASAN reports
 # the use-after-free without it).
