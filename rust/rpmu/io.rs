@@ -11,15 +11,6 @@
 //! resources but not child nodes, and its lifetime ties it to the probe,
 //! while a PMU's driver data must be `'static`.
 
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::unreachable
-)]
-
 use crate::rpmu::{bindings, firmware::ChildNode};
 use core::{ffi::c_void, ptr::NonNull};
 use kernel::{

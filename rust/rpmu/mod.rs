@@ -27,14 +27,41 @@
 //! driver does not use are not dead code. `rust/rpmu.mk` builds the bindings
 //! and the C helpers for `static inline` functions.
 
+/// Declares modules whose code runs where a panic would stop the kernel
+/// with interrupts off (perf callbacks, hrtimer callbacks, interrupt
+/// handlers, the DTL poll): clippy denies every operation that can panic in
+/// them and in their submodules (`make lint` builds with `CLIPPY=1`).
+#[macro_export]
+macro_rules! no_panic {
+    ($($(#[$meta:meta])* $vis:vis mod $name:ident;)*) => {
+        $(
+            #[deny(
+                clippy::arithmetic_side_effects,
+                clippy::indexing_slicing,
+                clippy::unwrap_used,
+                clippy::expect_used,
+                clippy::panic,
+                clippy::unreachable
+            )]
+            $(#[$meta])*
+            $vis mod $name;
+        )*
+    };
+}
+pub use crate::no_panic;
+
 pub mod bindings;
 pub mod cpu;
 pub mod firmware;
-pub mod io;
+no_panic! {
+    pub mod io;
+}
 pub mod irq;
 pub mod module;
 pub mod perf;
 pub mod platform;
 #[cfg(CONFIG_PPC_PSERIES)]
 pub mod pseries;
+// Not in `no_panic!`: it exports a macro, which a macro-declared module
+// cannot; it does no arithmetic, indexing or unwrapping.
 pub mod sync;

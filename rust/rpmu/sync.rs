@@ -20,15 +20,6 @@
 //!   hard-mode hrtimer callbacks. On a hot path such as `pmu::read` this
 //!   saves saving and restoring the interrupt state twice per call.
 
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::unreachable
-)]
-
 use crate::rpmu::bindings;
 use kernel::{
     ffi::c_char,

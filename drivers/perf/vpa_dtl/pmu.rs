@@ -3,15 +3,6 @@
 //! The PMU's callbacks: which events it accepts, and what scheduling an
 //! event does to the CPU's DTL.
 
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::unreachable
-)]
-
 use crate::{
     logic::{pacer::Pacer, validate},
     poll::{DtlAux, Reader},

@@ -2,15 +2,6 @@
 
 //! Entry counts, and the PMU's sysfs groups (`format/`, `events/`, `stats/`).
 
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::unreachable
-)]
-
 use crate::{
     pmu::VpaDtl,
     rpmu::perf::{AttrGroup, AttrValue, SysfsWriter},

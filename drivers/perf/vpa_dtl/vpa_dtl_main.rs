@@ -23,18 +23,13 @@ pub mod rpmu;
 #[path = "logic/src/lib.rs"]
 pub mod logic;
 
-mod pmu;
-// The poll runs in the hard-interrupt timer: nothing in it may panic.
-#[deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::unreachable
-)]
-mod poll;
-mod stats;
+// The perf callbacks, the poll (in the hard-interrupt timer) and the
+// statistics they update: nothing in them may panic.
+rpmu::no_panic! {
+    mod pmu;
+    mod poll;
+    mod stats;
+}
 
 use kernel::prelude::*;
 use logic::record;

@@ -4,15 +4,6 @@
 //! the software state of its counters. Each sub-block is a perf PMU of its
 //! own (`pmu.rs`).
 
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::unreachable
-)]
-
 use crate::{
     hotplug::Owner,
     logic::{

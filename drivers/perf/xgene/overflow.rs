@@ -7,15 +7,6 @@
 //! high, which would make the kernel disable the interrupt and end overflow
 //! handling for every PMU of the device without a word.
 
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::unreachable
-)]
-
 use crate::{
     block::Child,
     logic::hw::regs,

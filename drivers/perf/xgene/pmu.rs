@@ -3,15 +3,6 @@
 //! The perf callbacks of a sub-block's PMU: which events it accepts, and
 //! what scheduling one does to the counters.
 
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::unreachable
-)]
-
 use crate::{
     block::{Child, Counter},
     logic::{

@@ -22,10 +22,14 @@ pub mod rpmu;
 #[path = "logic/src/lib.rs"]
 pub mod logic;
 
-mod block;
+// The perf callbacks, the registers they program and the overflow
+// interrupt: nothing in them may panic.
+rpmu::no_panic! {
+    mod block;
+    mod overflow;
+    mod pmu;
+}
 mod hotplug;
-mod overflow;
-mod pmu;
 mod probe;
 mod sysfs;
 

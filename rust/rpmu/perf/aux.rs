@@ -12,15 +12,6 @@
 //! (`perf_aux_output_end`), which posts a `PERF_RECORD_AUX` carrying the
 //! output flags.
 
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::unreachable
-)]
-
 use super::{module_pin::ModulePin, Event, PmuDriver, Process};
 use crate::rpmu::bindings;
 use core::{

@@ -3,15 +3,6 @@
 //! The C callbacks of [`Registration::VTABLE`]: each turns perf's raw
 //! pointers into the typed views of the driver's callback.
 
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::unreachable
-)]
-
 use super::{
     aux,
     event::EventBox,

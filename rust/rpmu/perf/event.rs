@@ -3,15 +3,6 @@
 //! An event of a registered PMU, as the callbacks see it, and the contexts
 //! the callbacks run in.
 
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::unreachable
-)]
-
 use super::{registration::Inner, AuxOutput, HwState, PmuDriver};
 use crate::rpmu::bindings;
 use core::{marker::PhantomData, ptr::NonNull};

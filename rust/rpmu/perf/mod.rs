@@ -50,10 +50,14 @@
 //! ([`crate::rpmu::sync::RawSpinLock`]).
 
 pub mod attrs;
-pub mod aux;
-mod callbacks;
+crate::no_panic! {
+    pub mod aux;
+    mod callbacks;
+}
 mod driver;
-mod event;
+crate::no_panic! {
+    mod event;
+}
 mod event_init;
 mod flags;
 mod module_pin;

@@ -22,15 +22,6 @@
 //!   deregistered (the registration may no longer be ours) nor reused, and
 //!   is leaked rather than freed under a possible writer.
 
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::unreachable
-)]
-
 use crate::rpmu::bindings;
 use core::{cell::UnsafeCell, mem::ManuallyDrop, ptr::addr_of_mut, ptr::NonNull};
 use kernel::{

@@ -7,7 +7,9 @@
 //! [`arch/powerpc/include/asm/dtl.h`](srctree/arch/powerpc/include/asm/dtl.h),
 //! [`arch/powerpc/include/asm/plpar_wrappers.h`](srctree/arch/powerpc/include/asm/plpar_wrappers.h)
 
-pub mod dtl;
+crate::no_panic! {
+    pub mod dtl;
+}
 
 use crate::rpmu::bindings;
 

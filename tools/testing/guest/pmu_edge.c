@@ -154,30 +154,51 @@ static int try_rmmod(const char *module)
 	return system(cmd) == 0;
 }
 
+/*
+ * Opens event A of <pmu> on <cpu> (disabled if asked) and maps its 9-page
+ * ring and 4-page AUX area, printing a test line for each step; fills *up
+ * and *aa. Returns A's descriptor, or -1 if a step failed.
+ */
+static int open_with_aux(const char *pmu, unsigned long long config, int cpu, int disabled,
+			 struct perf_event_mmap_page **up, void **aa)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t ring = 9 * page, auxsz = 4 * page;
+	struct perf_event_attr a;
+	void *ra;
+	int fa;
+
+	attr(&a, pmu_type(pmu), config);
+	a.disabled = disabled;
+	fa = open_event(&a, -1, cpu, -1);
+	ktap(fa >= 0, "event A opens");
+	if (fa < 0)
+		return -1;
+	ra = mmap(NULL, ring, PROT_READ | PROT_WRITE, MAP_SHARED, fa, 0);
+	ktap(ra != MAP_FAILED, "A: ring mapped");
+	if (ra == MAP_FAILED)
+		return -1;
+	*up = ra;
+	(*up)->aux_offset = ring;
+	(*up)->aux_size = auxsz;
+	*aa = mmap(NULL, auxsz, PROT_READ | PROT_WRITE, MAP_SHARED, fa, ring);
+	ktap(*aa != MAP_FAILED, "A: AUX area mapped");
+	return *aa == MAP_FAILED ? -1 : fa;
+}
+
 static int aux_orphan(const char *pmu, const char *module, unsigned long long config, int cpu)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	size_t ring = 9 * page, auxsz = 4 * page;
-	struct perf_event_attr a, b;
+	struct perf_event_attr b;
 	struct perf_event_mmap_page *up;
 	void *ra, *aa, *rb, *ab;
-
 	int fa, fb;
 
-	attr(&a, pmu_type(pmu), config);
-	fa = open_event(&a, -1, cpu, -1);
-	ktap(fa >= 0, "event A opens");
+	fa = open_with_aux(pmu, config, cpu, 0, &up, &aa);
 	if (fa < 0)
 		return 1;
-	ra = mmap(NULL, ring, PROT_READ | PROT_WRITE, MAP_SHARED, fa, 0);
-	ktap(ra != MAP_FAILED, "A: ring mapped");
-	if (ra == MAP_FAILED)
-		return 1;
-	up = ra;
-	up->aux_offset = ring;
-	up->aux_size = auxsz;
-	aa = mmap(NULL, auxsz, PROT_READ | PROT_WRITE, MAP_SHARED, fa, ring);
-	ktap(aa != MAP_FAILED, "A: AUX area mapped");
+	ra = up;
 
 	memset(&b, 0, sizeof(b));
 	b.size = sizeof(b);
@@ -214,29 +235,15 @@ static int aux_foreign(const char *pmu, unsigned long long config, const char *o
 {
 	long page = sysconf(_SC_PAGESIZE);
 	size_t ring = 9 * page, auxsz = 4 * page;
-	struct perf_event_attr a, b, sw;
+	struct perf_event_attr b, sw;
 	struct perf_event_mmap_page *up;
 	unsigned long long refused = 0, head0, head1;
 	char line[160];
-	void *ra, *aa;
+	void *aa;
 	int fa, fs, fb;
 
-	attr(&a, pmu_type(pmu), config);
-	a.disabled = 1;
-	fa = open_event(&a, -1, cpu, -1);
-	ktap(fa >= 0, "event A opens");
+	fa = open_with_aux(pmu, config, cpu, 1, &up, &aa);
 	if (fa < 0)
-		return 1;
-	ra = mmap(NULL, ring, PROT_READ | PROT_WRITE, MAP_SHARED, fa, 0);
-	ktap(ra != MAP_FAILED, "A: ring mapped");
-	if (ra == MAP_FAILED)
-		return 1;
-	up = ra;
-	up->aux_offset = ring;
-	up->aux_size = auxsz;
-	aa = mmap(NULL, auxsz, PROT_READ | PROT_WRITE, MAP_SHARED, fa, ring);
-	ktap(aa != MAP_FAILED, "A: AUX area mapped");
-	if (aa == MAP_FAILED)
 		return 1;
 
 	memset(&sw, 0, sizeof(sw));
@@ -269,33 +276,47 @@ static int aux_foreign(const char *pmu, unsigned long long config, const char *o
 	close(fb);
 	close(fs);
 	munmap(aa, auxsz);
-	munmap(ra, ring);
+	munmap(up, ring);
 	close(fa);
 	return failures != 0;
+}
+
+/*
+ * Opens a leader of <pmu> on <cpu> and a cpu-clock event into its group,
+ * printing a test line for each; fills *fa and *fb. Returns 0, or -1 if one
+ * failed.
+ */
+static int open_sw_group(const char *pmu, unsigned long long config, unsigned long long period,
+			 int cpu, int *fa, int *fb)
+{
+	struct perf_event_attr a, b;
+
+	attr(&a, pmu_type(pmu), config);
+	a.sample_period = period;
+	*fa = open_event(&a, -1, cpu, -1);
+	ktap(*fa >= 0, "leader opens on the PMU");
+	if (*fa < 0)
+		return -1;
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.type = PERF_TYPE_SOFTWARE;
+	b.config = PERF_COUNT_SW_CPU_CLOCK;
+	*fb = open_event(&b, -1, cpu, *fa);
+	ktap(*fb >= 0, "software event joins the leader's group");
+	if (*fb < 0)
+		return -1;
+	usleep(50000);
+	return 0;
 }
 
 static int sw_sibling(const char *pmu, const char *module, unsigned long long config,
 		      unsigned long long period, int cpu)
 {
-	struct perf_event_attr a, b;
 	unsigned long long v[1];
 	int fa, fb;
 
-	attr(&a, pmu_type(pmu), config);
-	a.sample_period = period;
-	fa = open_event(&a, -1, cpu, -1);
-	ktap(fa >= 0, "leader opens on the PMU");
-	if (fa < 0)
+	if (open_sw_group(pmu, config, period, cpu, &fa, &fb))
 		return 1;
-	memset(&b, 0, sizeof(b));
-	b.size = sizeof(b);
-	b.type = PERF_TYPE_SOFTWARE;
-	b.config = PERF_COUNT_SW_CPU_CLOCK;
-	fb = open_event(&b, -1, cpu, fa);
-	ktap(fb >= 0, "software event joins the leader's group");
-	if (fb < 0)
-		return 1;
-	usleep(50000);
 	close(fa);
 	ktap(!try_rmmod(module), "rmmod refused while the software sibling is open");
 	/* Schedule it out and in again through the PMU's context. */
@@ -327,7 +348,6 @@ static int bind_op(const char *driver, const char *device, const char *op)
 static int unbind_sibling(const char *pmu, unsigned long long config, unsigned long long period,
 			  int cpu, const char *driver, const char *device)
 {
-	struct perf_event_attr a, b;
 	unsigned long long v[1];
 	char line[200];
 	int fa, fb, err, type = pmu_type(pmu), round;
@@ -335,21 +355,8 @@ static int unbind_sibling(const char *pmu, unsigned long long config, unsigned l
 	for (round = 0; round < 2; round++) {
 		const char *when = round ? "leader open" : "leader closed";
 
-		attr(&a, type, config);
-		a.sample_period = period;
-		fa = open_event(&a, -1, cpu, -1);
-		ktap(fa >= 0, "leader opens on the PMU");
-		if (fa < 0)
+		if (open_sw_group(pmu, config, period, cpu, &fa, &fb))
 			return 1;
-		memset(&b, 0, sizeof(b));
-		b.size = sizeof(b);
-		b.type = PERF_TYPE_SOFTWARE;
-		b.config = PERF_COUNT_SW_CPU_CLOCK;
-		fb = open_event(&b, -1, cpu, fa);
-		ktap(fb >= 0, "software event joins the leader's group");
-		if (fb < 0)
-			return 1;
-		usleep(50000);
 		if (!round)
 			close(fa);
 		err = bind_op(driver, device, "unbind");

@@ -11,12 +11,15 @@
 //! `aux_output_begin` gives `None` and the event's count goes up by one. Its
 //! count is so the number of foreign areas refused.
 
-use crate::rpmu::{
-    module::this_module,
-    perf::{
-        AttrGroup, AttrValue, AuxBuffer, Capabilities, Capability, Event, EventFlag, EventFlags,
-        EventInit, HwState, HwStateBit, PmuDriver, Process, Reading, Registration, TaskContext,
-        TimerRestart,
+use crate::{
+    perf::add_stopped,
+    rpmu::{
+        module::this_module,
+        perf::{
+            AttrGroup, AttrValue, AuxBuffer, Capabilities, Capability, Event, EventFlags,
+            EventInit, HwState, HwStateBit, PmuDriver, Process, Reading, Registration, TaskContext,
+            TimerRestart,
+        },
     },
 };
 use kernel::{prelude::*, time::Delta};
@@ -40,11 +43,7 @@ impl PmuDriver for AuxTest {
     }
 
     fn add(&self, ev: &Event<Self>, flags: EventFlags) -> Result {
-        ev.set_hw_state(HwStateBit::Stopped.into());
-        if flags.contains(EventFlag::Start) {
-            self.start(ev, flags);
-        }
-        Ok(())
+        add_stopped(self, ev, flags)
     }
 
     fn del(&self, ev: &Event<Self>, flags: EventFlags) {

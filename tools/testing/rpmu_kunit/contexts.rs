@@ -7,13 +7,13 @@
 //! in either order without interrupts coming back on under a held lock.
 
 use crate::{
+    perf::add_stopped,
     rpmu::{
         cpu::CpuId,
         module::this_module,
         perf::{
-            AttrGroup, AttrValue, Capabilities, Capability, Event, EventFlag, EventFlags,
-            EventInit, HwState, HwStateBit, PmuDriver, Reading, Registration, TaskContext,
-            TimerRestart,
+            AttrGroup, AttrValue, Capabilities, Capability, Event, EventFlags, EventInit, HwState,
+            HwStateBit, PmuDriver, Reading, Registration, TaskContext, TimerRestart,
         },
         sync::{new_raw_spinlock, RawSpinLockIrq},
     },
@@ -46,11 +46,7 @@ impl PmuDriver for TimerPmu {
     }
 
     fn add(&self, ev: &Event<Self>, flags: EventFlags) -> Result {
-        ev.set_hw_state(HwStateBit::Stopped.into());
-        if flags.contains(EventFlag::Start) {
-            self.start(ev, flags);
-        }
-        Ok(())
+        add_stopped(self, ev, flags)
     }
 
     fn del(&self, ev: &Event<Self>, flags: EventFlags) {

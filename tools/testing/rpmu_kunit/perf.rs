@@ -56,6 +56,16 @@ fn test_pmu() -> impl PinInit<TestPmu, Error> {
     }? Error)
 }
 
+/// The test PMUs' `add`: the event is added stopped, and started if perf
+/// asks for it.
+pub(crate) fn add_stopped<T: PmuDriver>(drv: &T, ev: &Event<T>, flags: EventFlags) -> Result {
+    ev.set_hw_state(HwStateBit::Stopped.into());
+    if flags.contains(EventFlag::Start) {
+        drv.start(ev, flags);
+    }
+    Ok(())
+}
+
 #[vtable]
 impl PmuDriver for TestPmu {
     type EventData = TestEvent;
@@ -80,11 +90,7 @@ impl PmuDriver for TestPmu {
 
     fn add(&self, ev: &Event<Self>, flags: EventFlags) -> Result {
         ADDS.add(1, Relaxed);
-        ev.set_hw_state(HwStateBit::Stopped.into());
-        if flags.contains(EventFlag::Start) {
-            self.start(ev, flags);
-        }
-        Ok(())
+        add_stopped(self, ev, flags)
     }
 
     fn del(&self, ev: &Event<Self>, flags: EventFlags) {

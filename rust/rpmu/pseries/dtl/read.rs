@@ -4,15 +4,6 @@
 //! area. The hypervisor may write the ring meanwhile, so every read is a
 //! volatile load or a C `memcpy`, never a Rust reference to the ring.
 
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::unreachable
-)]
-
 use super::{DtlBuffer, DTL_ENTRIES, DTL_ENTRY_BYTES, DTL_ENTRY_WORDS};
 use crate::rpmu::perf::{AuxWindow, PmuDriver};
 use kernel::prelude::*;
