@@ -7,8 +7,9 @@
 // Test code, built only for `cargo test` and the KUnit module: the case
 // tables index and compute on fixed values. The crate root denies these
 // lints for the driver's code; this opts out, submodules included.
-#![allow(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::panic)]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::unreachable)]
+#![allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::panic, clippy::unreachable)]
 
 use super::{aux_plan, pacer, record, ring, validate};
 
