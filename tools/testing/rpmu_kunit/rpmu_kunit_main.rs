@@ -27,11 +27,17 @@ module! {
     description: "KUnit suites of the rust/rpmu PMU abstractions",
     license: "GPL",
     params: {
-        aux_pmu: bool {
-            default: false,
-            description: "Register the test AUX PMU rpmu_aux_test while loaded",
+        aux_pmu: u32 {
+            default: 0,
+            description: "1: register the test AUX PMU rpmu_aux_test while loaded",
         },
     },
+}
+
+/// A module parameter's value: `value()` returns it from 7.3 on, and a
+/// reference to it before (7.2 has no `bool` parameters either).
+fn param<T: Copy>(v: impl core::borrow::Borrow<T>) -> T {
+    *v.borrow()
 }
 
 struct RpmuKunit {
@@ -40,7 +46,7 @@ struct RpmuKunit {
 
 impl kernel::Module for RpmuKunit {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        let aux = if module_parameters::aux_pmu.value() {
+        let aux = if param::<u32>(module_parameters::aux_pmu.value()) != 0 {
             Some(aux_pmu::register()?)
         } else {
             None
