@@ -42,7 +42,7 @@ rpmu-bindgen-types := perf_event|pmu|perf_event_sample_format|perf_event_state|p
 	lppaca|dtl_entry|page|cpumask|resource|regmap|irqreturn|raw_spinlock
 rpmu-bindgen-fns := perf_pmu_register|perf_pmu_unregister|perf_aux_output_begin|\
 	perf_aux_output_end|perf_aux_output_flag|perf_aux_output_skip|perf_get_aux|\
-	perf_event_update_userpage|perf_pmu_migrate_context|vunmap|\
+	perf_pmu_migrate_context|vunmap|\
 	hrtimer_cancel|hrtimer_try_to_cancel|bitmap_print_to_pagebuf|\
 	__cpuhp_setup_state|__cpuhp_remove_state|__cpuhp_state_add_instance|\
 	__cpuhp_state_remove_instance|anon_inode_getfile|fput|\

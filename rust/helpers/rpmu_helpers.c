@@ -40,6 +40,7 @@
 #endif
 
 #include "rpmu_helpers.h"
+#include "rpmu_compat.c"
 
 /* An object leaked on purpose (it may still be written by firmware). */
 void rpmu_kmemleak_not_leak(const void *ptr)
@@ -199,60 +200,21 @@ void rpmu_raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags)
  * Interrupts disabled while the lock is held, counted per CPU, so that they
  * come back on only when the last such lock on the CPU is released, whatever
  * the order of release (rust/rpmu/sync.rs: Rust guards may be dropped in any
- * order). 7.3 has this as raw_spin_lock_irq_disable(); before, the count is
- * kept here.
+ * order).
  */
-#ifndef raw_spin_lock_irq_disable
-static DEFINE_PER_CPU(unsigned long, rpmu_irq_depth);
-static DEFINE_PER_CPU(unsigned long, rpmu_irq_flags);
-
-static void rpmu_irq_disable(void)
-{
-	unsigned long flags;
-
-	local_irq_save(flags);
-	if (this_cpu_inc_return(rpmu_irq_depth) == 1)
-		this_cpu_write(rpmu_irq_flags, flags);
-}
-
-static void rpmu_irq_enable(void)
-{
-	if (this_cpu_dec_return(rpmu_irq_depth) == 0)
-		local_irq_restore(this_cpu_read(rpmu_irq_flags));
-}
-#endif
-
 void rpmu_raw_spin_lock_irq_disable(raw_spinlock_t *lock)
 {
-#ifdef raw_spin_lock_irq_disable
 	raw_spin_lock_irq_disable(lock);
-#else
-	rpmu_irq_disable();
-	raw_spin_lock(lock);
-#endif
 }
 
 bool rpmu_raw_spin_trylock_irq_disable(raw_spinlock_t *lock)
 {
-#ifdef raw_spin_lock_irq_disable
 	return raw_spin_trylock_irq_disable(lock);
-#else
-	rpmu_irq_disable();
-	if (raw_spin_trylock(lock))
-		return true;
-	rpmu_irq_enable();
-	return false;
-#endif
 }
 
 void rpmu_raw_spin_unlock_irq_enable(raw_spinlock_t *lock)
 {
-#ifdef raw_spin_lock_irq_disable
 	raw_spin_unlock_irq_enable(lock);
-#else
-	raw_spin_unlock(lock);
-	rpmu_irq_enable();
-#endif
 }
 
 /*

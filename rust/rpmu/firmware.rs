@@ -163,34 +163,3 @@ impl Syscon {
         Ok(val)
     }
 }
-
-/// Declares an OF match table, as [`kernel::of_device_table!`] does, on any
-/// 7.x kernel: before 7.3 that macro also takes the name of the module's
-/// alias table, `$module_table`, which 7.3 derives itself.
-///
-/// ```ignore
-/// rpmu::of_device_table!(OF_TABLE, MODULE_OF_TABLE, <MyDriver as platform::Driver>::IdInfo,
-///     [(of::DeviceId::new(c"vendor,device"), ())]);
-/// ```
-#[macro_export]
-macro_rules! of_device_table {
-    ($table:ident, $module_table:ident, $info:ty, $data:tt $(,)?) => {
-        #[cfg(not(rpmu_named_device_table))]
-        kernel::of_device_table!($table, $info, $data);
-        #[cfg(rpmu_named_device_table)]
-        kernel::of_device_table!($table, $module_table, $info, $data);
-    };
-}
-
-/// Declares an ACPI match table, as [`kernel::acpi_device_table!`] does, on
-/// any 7.x kernel (see [`of_device_table!`]).
-#[macro_export]
-macro_rules! acpi_device_table {
-    ($table:ident, $module_table:ident, $info:ty, $data:tt $(,)?) => {
-        #[cfg(not(rpmu_named_device_table))]
-        kernel::acpi_device_table!($table, $info, $data);
-        #[cfg(rpmu_named_device_table)]
-        kernel::acpi_device_table!($table, $module_table, $info, $data);
-    };
-}
-pub use crate::{acpi_device_table, of_device_table};

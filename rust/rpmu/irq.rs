@@ -11,22 +11,17 @@
 //! (`'static`): forgetting the box leaks the memory together with the
 //! registration, so neither the cookie nor anything the handler reaches
 //! can dangle, and creating one is safe.
-
 //!
-//! Before 7.3 the kernel crate's registration was device-managed and its
-//! handler was given the device (`rpmu_devres_irq`, probed by
-//! `rust/rpmu.mk`). There, [`Handler`] is this module's trait of the 7.3
-//! shape, adapted to the kernel's, so a driver is written once.
+//! Before 7.3 the same names come from [`crate::rpmu::compat::irq`].
 
+#[cfg(rpmu_devres_irq)]
+pub use crate::rpmu::compat::irq::{register, BoxedRegistration, Handler, IrqReturn};
 use crate::rpmu::{bindings, cpu::CpuId};
 #[cfg(not(rpmu_devres_irq))]
-pub use kernel::irq::Handler;
-pub use kernel::irq::IrqReturn;
-use kernel::{
-    error::to_result,
-    irq::{Flags, IrqRequest, Registration},
-    prelude::*,
-};
+use kernel::irq::{Flags, IrqRequest, Registration};
+#[cfg(not(rpmu_devres_irq))]
+pub use kernel::irq::{Handler, IrqReturn};
+use kernel::{error::to_result, prelude::*};
 
 /// An interrupt handler registered for a bound device's interrupt; freed
 /// (after waiting for a running handler) when dropped.
@@ -53,58 +48,6 @@ pub fn register<'a, T: Handler + 'static>(
     // see `Documentation/rust-pmu.rst`.)
     let init = unsafe { Registration::new(request, flags, name, handler) };
     KBox::pin_init(init, GFP_KERNEL)
-}
-
-/// An interrupt handler (the kernel crate's trait of 7.3).
-#[cfg(rpmu_devres_irq)]
-pub trait Handler: Sync + 'static {
-    /// Called in hard-IRQ context when the interrupt fires.
-    fn handle(&self) -> IrqReturn;
-}
-
-/// A [`Handler`] as the kernel crate's handler of before 7.3.
-#[cfg(rpmu_devres_irq)]
-#[pin_data]
-pub struct Adapter<T> {
-    #[pin]
-    inner: T,
-}
-
-#[cfg(rpmu_devres_irq)]
-impl<T: Handler> kernel::irq::Handler for Adapter<T> {
-    fn handle(&self, _device: &kernel::device::Device<kernel::device::Bound>) -> IrqReturn {
-        self.inner.handle()
-    }
-}
-
-/// An interrupt handler registered for a bound device's interrupt; freed
-/// (after waiting for a running handler) when dropped, or when the device is
-/// unbound, whichever comes first.
-#[cfg(rpmu_devres_irq)]
-pub struct BoxedRegistration<'a, T: Handler> {
-    _registration: Pin<KBox<Registration<Adapter<T>>>>,
-    _request: core::marker::PhantomData<IrqRequest<'a>>,
-}
-
-/// Requests the interrupt of `request` for `handler`, named `name` in
-/// `/proc/interrupts`.
-#[cfg(rpmu_devres_irq)]
-pub fn register<'a, T: Handler + Send>(
-    request: IrqRequest<'a>,
-    flags: Flags,
-    name: &'static CStr,
-    handler: impl PinInit<T, Error> + 'a,
-) -> Result<BoxedRegistration<'a, T>> {
-    let init = Registration::new(
-        request,
-        flags,
-        name,
-        try_pin_init!(Adapter { inner <- handler }),
-    );
-    Ok(BoxedRegistration {
-        _registration: KBox::pin_init(init, GFP_KERNEL)?,
-        _request: core::marker::PhantomData,
-    })
 }
 
 /// Routes interrupt `irq` to `cpu` (`irq_set_affinity`); the kernel checks

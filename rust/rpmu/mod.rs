@@ -51,6 +51,7 @@ macro_rules! no_panic {
 pub use crate::no_panic;
 
 pub mod bindings;
+pub mod compat;
 pub mod cpu;
 pub mod firmware;
 no_panic! {

@@ -7,9 +7,10 @@ use crate::{
     logic::{pacer::Pacer, validate},
     poll::{DtlAux, Reader},
     rpmu::{
+        compat::eopnotsupp,
         perf::{
-            eopnotsupp, AuxBuffer, Capabilities, Capability, Event, EventFlag, EventFlags,
-            EventInit, HwState, HwStateBit, PmuDriver, Process, Reading, TaskContext, TimerRestart,
+            AuxBuffer, Capabilities, Capability, Event, EventFlag, EventFlags, EventInit, HwState,
+            HwStateBit, PmuDriver, Process, Reading, TaskContext, TimerRestart,
         },
         pseries::dtl::{DtlBuffer, Mode, RegisterError},
         sync::{new_raw_spinlock, RawSpinLock},

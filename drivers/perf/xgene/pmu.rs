@@ -10,9 +10,12 @@ use crate::{
         counter,
         hw::{regs, MAX_COUNTERS},
     },
-    rpmu::perf::{
-        eopnotsupp, Capabilities, Capability, Event, EventFlag, EventFlags, EventInit, HwState,
-        HwStateBit, OnEventCpu, PmuDriver, Reading, TaskContext, Txn,
+    rpmu::{
+        compat::eopnotsupp,
+        perf::{
+            Capabilities, Capability, Event, EventFlag, EventFlags, EventInit, HwState, HwStateBit,
+            OnEventCpu, PmuDriver, Reading, TaskContext, Txn,
+        },
     },
 };
 use kernel::prelude::*;

@@ -50,7 +50,7 @@ rpmu::platform::module_platform_driver_no_unbind! {
 /// The platform driver; its id tables give the PMU version.
 struct XgenePmuDriver;
 
-rpmu::firmware::of_device_table!(
+rpmu::compat::of_device_table!(
     OF_TABLE,
     MODULE_OF_TABLE,
     <XgenePmuDriver as platform::Driver>::IdInfo,
@@ -60,7 +60,7 @@ rpmu::firmware::of_device_table!(
     ]
 );
 
-rpmu::firmware::acpi_device_table!(
+rpmu::compat::acpi_device_table!(
     ACPI_TABLE,
     MODULE_ACPI_TABLE,
     <XgenePmuDriver as platform::Driver>::IdInfo,

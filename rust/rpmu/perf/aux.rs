@@ -187,8 +187,6 @@ impl AuxFlags {
     pub const TRUNCATED: Self = Self(bindings::PERF_AUX_FLAG_TRUNCATED as u64);
     /// `PERF_AUX_FLAG_PARTIAL`: the record follows a gap in the data.
     pub const PARTIAL: Self = Self(bindings::PERF_AUX_FLAG_PARTIAL as u64);
-    /// `PERF_AUX_FLAG_COLLISION`: a sample collided with another.
-    pub const COLLISION: Self = Self(bindings::PERF_AUX_FLAG_COLLISION as u64);
 }
 
 /// An open AUX transaction (between `perf_aux_output_begin` and
@@ -253,14 +251,9 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
         self.handle.size.saturating_sub(self.written)
     }
 
-    /// The AUX area.
-    pub fn buffer(&self) -> &AuxBuffer {
-        &self.aux.buf
-    }
-
     /// Offset from the start of the AUX session (perf's free-running
     /// `aux_head`) at which the next byte will land.
-    pub fn position(&self) -> u64 {
+    fn position(&self) -> u64 {
         // SAFETY: For AUX handles perf core sets `head` (not `addr`).
         let head = unsafe { self.handle.__bindgen_anon_2.head };
         // Free-running, as perf's `aux_head` is: wraps.

@@ -63,11 +63,10 @@ pub enum Txn {
 /// A counting PMU whose one event counts the reads made of it:
 ///
 /// ```ignore
-/// use crate::rpmu::perf::{
-///     eopnotsupp,
+/// use crate::rpmu::{compat::eopnotsupp, perf::{
 ///     AttrGroup, AttrValue, Capabilities, Capability, Event, EventFlag, EventFlags,
 ///     EventInit, HwState, HwStateBit, PmuDriver, Registration, TaskContext,
-/// };
+/// }};
 ///
 /// struct Reads;
 ///

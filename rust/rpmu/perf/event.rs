@@ -270,13 +270,6 @@ impl<T: PmuDriver> Event<T, Scheduled> {
         unsafe { core::ptr::write_volatile(bindings::rpmu_event_hw_idx(self.raw()), raw) }
     }
 
-    /// Publishes the event's state to the user page of its ring buffer.
-    pub fn update_userpage(&self) {
-        // SAFETY: The event is valid; perf core calls this itself from the
-        // scheduling paths, under the same serialisation.
-        unsafe { bindings::perf_event_update_userpage(self.raw()) }
-    }
-
     /// Arms the event's timer to call [`PmuDriver::timer`] after `after` (at
     /// least [`MIN_TIMER_PERIOD`]), on this CPU, in hard-interrupt context.
     /// Re-arming a pending timer moves its expiry. After `stop` and `del`

@@ -50,12 +50,6 @@ impl EventInit<'_> {
         unsafe { self.attr().__bindgen_anon_3.config1 }
     }
 
-    /// `attr.config2`.
-    pub fn config2(&self) -> u64 {
-        // SAFETY: `config2` is a `u64` in every variant of the union.
-        unsafe { self.attr().__bindgen_anon_4.config2 }
-    }
-
     /// The CPU the event is bound to, or `None` for a per-task event that may
     /// run on any CPU.
     pub fn cpu(&self) -> Option<CpuId> {
@@ -89,7 +83,7 @@ impl EventInit<'_> {
     }
 
     /// Whether any `exclude_*` attribute is set (`event_has_any_exclude_flag()`).
-    pub fn has_exclude(&self) -> bool {
+    pub(crate) fn has_exclude(&self) -> bool {
         let a = self.attr();
         a.exclude_idle() != 0
             || a.exclude_user() != 0
@@ -110,12 +104,6 @@ impl EventInit<'_> {
         self.attr().sample_type
             & u64::from(bindings::perf_event_sample_format_PERF_SAMPLE_BRANCH_STACK)
             != 0
-    }
-
-    /// Whether the event has a group leader other than itself.
-    pub fn is_group_member(&self) -> bool {
-        // SAFETY: By the type invariant the event is valid.
-        unsafe { (*self.ptr.as_ptr()).group_leader != self.ptr.as_ptr() }
     }
 
     /// Calls `f` for every other event of the group this event is joining:

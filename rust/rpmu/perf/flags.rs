@@ -38,7 +38,7 @@ impl Capabilities {
     }
 
     /// The raw `PERF_PMU_CAP_*` bits.
-    pub const fn bits(self) -> u32 {
+    pub(crate) const fn bits(self) -> u32 {
         self.0
     }
 }

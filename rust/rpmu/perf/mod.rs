@@ -72,14 +72,3 @@ pub use flags::{
     Capabilities, Capability, EventFlag, EventFlags, HwState, HwStateBit, TaskContext,
 };
 pub use registration::Registration;
-
-/// `EOPNOTSUPP`: perf's answer for a feature a PMU lacks (sampling on a
-/// counting PMU, overwrite AUX mode). `kernel::error::code` names it only
-/// from 7.3 on.
-pub fn eopnotsupp() -> kernel::error::Error {
-    #[cfg(not(rpmu_no_eopnotsupp))]
-    let e = kernel::error::code::EOPNOTSUPP;
-    #[cfg(rpmu_no_eopnotsupp)]
-    let e = kernel::error::Error::from_errno(-(kernel::bindings::EOPNOTSUPP as i32));
-    e
-}

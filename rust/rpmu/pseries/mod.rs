@@ -39,7 +39,7 @@ pub fn timebase() -> u64 {
 
 /// The scheduler clock in nanoseconds (`local_clock()`), perf's default
 /// timestamp clock.
-pub fn local_clock_ns() -> u64 {
+fn local_clock_ns() -> u64 {
     // SAFETY: Callable from any context.
     unsafe { bindings::rpmu_local_clock() }
 }
