@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Register windows of a bound device's sub-blocks.
+//! Register windows of a bound device's sub-blocks, and memory another
+//! agent writes while the kernel reads it.
 //!
 //! C header: [`include/linux/io.h`](srctree/include/linux/io.h)
 //!
@@ -12,13 +13,66 @@
 //! while a PMU's driver data must be `'static`.
 
 use crate::rpmu::{bindings, firmware::ChildNode};
-use core::{ffi::c_void, ptr::NonNull};
+use core::{ffi::c_void, marker::PhantomData, ptr::NonNull};
 use kernel::{
     device::Bound,
     platform,
     prelude::*,
     sync::atomic::{Atomic, Relaxed},
 };
+
+/// `len` bytes of memory that another agent (a hypervisor, a device) may
+/// write while the kernel reads them, such as the DTL ring the hypervisor
+/// logs into: they are copied as C copies them (the kernel's `memcpy`),
+/// never read as Rust values, so they need not be stable.
+///
+/// Only the owner of such memory makes one ([`SharedBytes::new`]); a
+/// consumer copies out of it
+/// ([`AuxWindow::copy_from`](crate::rpmu::perf::AuxWindow::copy_from)), and
+/// neither needs to know the other.
+///
+/// # Invariants
+///
+/// `ptr` is valid for reads of `len` bytes for `'a`.
+#[derive(Clone, Copy)]
+pub struct SharedBytes<'a> {
+    ptr: NonNull<u8>,
+    len: usize,
+    _memory: PhantomData<&'a [u8]>,
+}
+
+impl<'a> SharedBytes<'a> {
+    /// The `len` bytes at `ptr`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be valid for reads of `len` bytes for `'a`. Another agent
+    /// may write them meanwhile.
+    pub unsafe fn new(ptr: NonNull<u8>, len: usize) -> Self {
+        // INVARIANT: The caller's guarantee.
+        Self {
+            ptr,
+            len,
+            _memory: PhantomData,
+        }
+    }
+
+    /// Their number.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The first byte, valid for reads of [`Self::len`] bytes for `'a`
+    /// (type invariant).
+    pub(crate) fn as_ptr(&self) -> *const u8 {
+        self.ptr.as_ptr()
+    }
+}
 
 /// A physical memory window (`struct resource` of type `IORESOURCE_MEM`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,7 +13,7 @@
 //! output flags.
 
 use super::{module_pin::ModulePin, Event, PmuDriver, Process};
-use crate::rpmu::bindings;
+use crate::rpmu::{bindings, io::SharedBytes};
 use core::{
     any::TypeId,
     hash::{Hash, Hasher},
@@ -411,17 +411,12 @@ impl<T: PmuDriver> AuxWindow<'_, '_, T> {
         }
     }
 
-    /// Copies `n` bytes from `src` to byte offset `off` on, wrapping with
-    /// the buffer, with the kernel's `memcpy`; does nothing (and returns
-    /// false) unless `off` is 8-byte aligned and all of them are within the
-    /// window.
-    ///
-    /// # Safety
-    ///
-    /// `src` must be valid for reads of `n` bytes. Another agent (a
-    /// hypervisor, a device) may write them meanwhile: they are copied as C
-    /// copies them, not read as Rust values.
-    pub unsafe fn copy_from(&mut self, off: usize, src: *const u8, n: usize) -> bool {
+    /// Copies the bytes of `src` to byte offset `off` on, wrapping with the
+    /// buffer, with the kernel's `memcpy` (another agent may be writing
+    /// them); does nothing (and returns false) unless `off` is 8-byte
+    /// aligned and all of them are within the window.
+    pub fn copy_from(&mut self, off: usize, src: SharedBytes<'_>) -> bool {
+        let n = src.len();
         let Some(at) = self.buf_offset(off) else {
             return false;
         };
@@ -435,13 +430,16 @@ impl<T: PmuDriver> AuxWindow<'_, '_, T> {
         // `at < size` and `first <= n`: neither saturates.
         let first = n.min(size.saturating_sub(at));
         let rest = n.saturating_sub(first);
+        let from = src.as_ptr();
         // SAFETY: `[at, at + first)` and `[0, rest)` (`rest = n - first`)
         // are within the `size`-byte mapping and, the window being at most
         // `size` bytes, do not overlap; perf granted them to this
-        // transaction. `src` is valid for `n` bytes (the caller).
+        // transaction. `from` is valid for reads of `n = first + rest` bytes
+        // (`SharedBytes` invariant), which another agent may write: the
+        // kernel's `memcpy` copies them as bytes.
         unsafe {
-            bindings::rpmu_memcpy(base.add(at).cast(), src.cast(), first);
-            bindings::rpmu_memcpy(base.cast(), src.add(first).cast(), rest);
+            bindings::rpmu_memcpy(base.add(at).cast(), from.cast(), first);
+            bindings::rpmu_memcpy(base.cast(), from.add(first).cast(), rest);
         }
         true
     }

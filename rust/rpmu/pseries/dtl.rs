@@ -30,19 +30,16 @@ use kernel::{
     sync::atomic::{Atomic, Relaxed},
 };
 
-/// Bytes in a DTL buffer (`DISPATCH_LOG_BYTES`).
-pub const DTL_BYTES: usize = 4096;
-/// Size of a DTL entry (`struct dtl_entry`).
-pub const DTL_ENTRY_BYTES: usize = 48;
-/// 8-byte words in a DTL entry.
-pub const DTL_ENTRY_WORDS: usize = DTL_ENTRY_BYTES / 8;
-/// Entries in a DTL buffer (`N_DISPATCH_LOG`).
-pub const DTL_ENTRIES: usize = DTL_BYTES / DTL_ENTRY_BYTES;
-
 mod claim;
+mod geometry;
 mod read;
 mod types;
 pub use claim::MAX_CPUS;
+pub use geometry::{DTL_BYTES, DTL_ENTRIES, DTL_ENTRY_BYTES, DTL_ENTRY_WORDS};
+
+// The geometry is the kernel's.
+const _: () = assert!(DTL_BYTES == bindings::DISPATCH_LOG_BYTES as usize);
+const _: () = assert!(DTL_ENTRY_BYTES == core::mem::size_of::<bindings::dtl_entry>());
 use claim::{Changing, Claim};
 pub use types::{Displacement, HcallError, Mode, RegisterError, Start};
 

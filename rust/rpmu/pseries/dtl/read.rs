@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Reading a DTL ring: entries as words, timebases, and copies into an AUX
-//! area. The hypervisor may write the ring meanwhile, so every read is a
-//! volatile load or a C `memcpy`, never a Rust reference to the ring.
+//! Reading a DTL ring: entries as words, timebases, and runs of slots as
+//! [`SharedBytes`] for a consumer to copy. The hypervisor may write the ring
+//! meanwhile, so every read is a volatile load or a C `memcpy`, never a Rust
+//! reference to the ring.
 
 use super::{DtlBuffer, DTL_ENTRIES, DTL_ENTRY_BYTES, DTL_ENTRY_WORDS};
-use crate::rpmu::perf::{AuxWindow, PmuDriver};
-use kernel::prelude::*;
+use crate::rpmu::io::SharedBytes;
+use core::ptr::NonNull;
 
 impl DtlBuffer {
     /// The timebase of the entry in ring slot `slot` (a volatile load of
@@ -24,33 +25,24 @@ impl DtlBuffer {
         Some(u64::from_be(w))
     }
 
-    /// Copies the `len` entries from ring slot `slot` on into `win` at byte
-    /// offset `off`, in one `memcpy`, as the C readers copy the ring. Fails
-    /// with `EINVAL`, copying nothing, if the slots are outside the ring or
-    /// the bytes outside the window.
-    pub fn copy_to_aux<T: PmuDriver>(
-        &self,
-        slot: usize,
-        len: usize,
-        win: &mut AuxWindow<'_, '_, T>,
-        off: usize,
-    ) -> Result {
+    /// The `len` entries from ring slot `slot` on, as bytes the hypervisor
+    /// may be writing, for a consumer to copy in one `memcpy`, as the C
+    /// readers copy the ring (for example into an AUX area with
+    /// `AuxWindow::copy_from`). `None` if the slots are outside the ring.
+    pub fn slots(&self, slot: usize, len: usize) -> Option<SharedBytes<'_>> {
         if slot.checked_add(len).is_none_or(|end| end > DTL_ENTRIES) {
-            return Err(EINVAL);
+            return None;
         }
         // Both at most `DTL_BYTES` (`slot + len <= DTL_ENTRIES`): never fail.
-        let at = slot.checked_mul(DTL_ENTRY_BYTES).ok_or(EINVAL)?;
-        let bytes = len.checked_mul(DTL_ENTRY_BYTES).ok_or(EINVAL)?;
+        let at = slot.checked_mul(DTL_ENTRY_BYTES)?;
+        let bytes = len.checked_mul(DTL_ENTRY_BYTES)?;
+        // Within the ring or one past its end (`at <= DTL_BYTES`): not null.
+        let start = NonNull::new(self.base().wrapping_add(at))?;
         // SAFETY: `[at, at + bytes)` are the bytes of slots
-        // `slot..slot + len`, within the ring (checked above), which is allocated
-        // (invariants); the hypervisor may write it meanwhile, which
-        // `copy_from` allows.
-        let ok = unsafe { win.copy_from(off, self.base().add(at), bytes) };
-        if ok {
-            Ok(())
-        } else {
-            Err(EINVAL)
-        }
+        // `slot..slot + len`, within the ring (checked above), which stays
+        // allocated while `self` is borrowed (invariants); the hypervisor
+        // may write them meanwhile, which `SharedBytes` allows.
+        Some(unsafe { SharedBytes::new(start, bytes) })
     }
 
     /// The entry in ring slot `slot` as its [`DTL_ENTRY_WORDS`] 8-byte

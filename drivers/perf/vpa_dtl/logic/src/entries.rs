@@ -13,10 +13,10 @@
 //! record of a buffer stops it making progress, so none may pass.
 
 use super::record::{DTL_CEDE, DTL_FAULT, DTL_PREEMPT};
-use super::ring::ENTRY_SIZE;
+use super::ring::{ENTRY_SIZE, ENTRY_WORDS};
 
 /// 8-byte words in an entry.
-pub const WORDS: usize = ENTRY_SIZE / 8;
+pub const WORDS: usize = ENTRY_WORDS;
 
 /// One entry as its six words, each loaded in native byte order (the
 /// entry's fields are big-endian; [`timebase`] and [`reason`] decode them).

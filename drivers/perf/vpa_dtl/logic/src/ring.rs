@@ -14,14 +14,21 @@
 //! (another CPU's log) must also check the oldest slot (see the driver's
 //! poll). Anything older that was not read is lost (overrun), and counted.
 
+// The DTL's geometry, as `rpmu::pseries::dtl` defines it.
+#[path = "../../../../../rust/rpmu/pseries/dtl/geometry.rs"]
+pub mod geometry;
+
 /// Size of one DTL entry in bytes (`struct dtl_entry`).
-pub const ENTRY_SIZE: usize = 48;
+pub const ENTRY_SIZE: usize = geometry::DTL_ENTRY_BYTES;
+
+/// 8-byte words in an entry.
+pub const ENTRY_WORDS: usize = geometry::DTL_ENTRY_WORDS;
 
 /// Size of the per-CPU DTL buffer registered with the hypervisor.
-pub const BUFFER_BYTES: usize = 4096;
+pub const BUFFER_BYTES: usize = geometry::DTL_BYTES;
 
 /// Entries in the ring (85).
-pub const RING_ENTRIES: u64 = (BUFFER_BYTES / ENTRY_SIZE) as u64;
+pub const RING_ENTRIES: u64 = geometry::DTL_ENTRIES as u64;
 
 /// Entries a reader on the logged CPU can take after reading `dtl_idx`: the
 /// whole ring.

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The geometry of a Dispatch Trace Log buffer (PAPR;
+//! `arch/powerpc/include/asm/lppaca.h` and `asm/dtl.h`), defined once.
+//!
+//! Plain constants without kernel types: the `vpa_dtl` driver's `no_std`
+//! logic crate includes this file too, so its host tests use the same
+//! figures. `pseries::dtl` checks them against the kernel's headers at
+//! compile time.
+
+/// Bytes in a DTL buffer (`DISPATCH_LOG_BYTES`).
+pub const DTL_BYTES: usize = 4096;
+/// Size of a DTL entry (`struct dtl_entry`).
+pub const DTL_ENTRY_BYTES: usize = 48;
+/// 8-byte words in a DTL entry.
+pub const DTL_ENTRY_WORDS: usize = DTL_ENTRY_BYTES / 8;
+/// Entries in a DTL buffer (`N_DISPATCH_LOG`).
+pub const DTL_ENTRIES: usize = DTL_BYTES / DTL_ENTRY_BYTES;
