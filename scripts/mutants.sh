@@ -12,7 +12,7 @@ sizes="FUZZ_OPS=100000 FUZZ_SEED=1"
 
 # name|file|sed program|guest|plan|what should catch it
 mutants=(
-	"sleeping-reader-lock|drivers/perf/vpa_dtl/pmu.rs|s/RawSpinLockIrq<Reader>/kernel::sync::SpinLockIrq<Reader>/;s/new_raw_spinlock_irq!(reader/kernel::new_spinlock_irq!(reader/|ppc64le|vpa_dtl_capture|lockdep (PROVE_RAW_LOCK_NESTING): a spinlock_t under perf's raw ctx->lock"
+	"sleeping-reader-lock|drivers/perf/vpa_dtl/pmu.rs|s/RawSpinLock<Reader>/kernel::sync::SpinLock<Reader>/;s/new_raw_spinlock!(reader/kernel::new_spinlock!(reader/|ppc64le|vpa_dtl_capture|lockdep (PROVE_RAW_LOCK_NESTING): a spinlock_t under perf's raw ctx->lock"
 	"no-module-pin|rust/rpmu/perf/module_pin.rs|/#\[cfg(MODULE)\]/d;/owner: (\&raw const kernel::bindings::__this_module).cast_mut(),/d|ppc64le|vpa_dtl_basic|pmu_edge aux-orphan: rmmod succeeds while an AUX area outlives its event, and its last munmap runs freed module text (the fuzzer keeps clear of the SET_OUTPUT alias this needs, a 7.3.4 core WARN, unless --core-bugs)"
 	"exclude-after-claim|rust/rpmu/perf/callbacks.rs|s/if T::CAPABILITIES.contains(Capability::NoExclude) \&\& init.has_exclude()/if false/|ppc64le|vpa_dtl_fuzz|the fuzzer: an exclude_* request answered EBUSY, not EINVAL"
 )

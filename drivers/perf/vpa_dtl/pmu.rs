@@ -4,8 +4,11 @@
 //! event does to the CPU's DTL.
 
 use crate::{
-    logic::{pacer::Pacer, validate},
-    poll::{DtlAux, Reader},
+    logic::{
+        pacer::{self, Pacer},
+        validate::{self, Refusal},
+    },
+    poll::{Header, Outcome, Reader},
     rpmu::{
         compat::eopnotsupp,
         perf::{
@@ -16,7 +19,6 @@ use crate::{
         sync::{new_raw_spinlock, RawSpinLock},
     },
     stats::Stats,
-    TimerMode,
 };
 use kernel::{
     pr_err_once, pr_warn_once,
@@ -28,24 +30,37 @@ use kernel::{
 pub(crate) struct VpaDtl {
     /// Totals since the module was loaded, for `stats/`.
     pub(crate) totals: Stats,
-    /// Boot timebase estimate and its error bound (ticks).
-    pub(crate) boot_tb: u64,
+    /// The record opening each AUX transaction: the boot timebase estimate
+    /// and the timebase frequency.
+    header: Header,
+    /// The boot timebase estimate's error bound (ticks).
     pub(crate) boot_tb_err: u64,
-    pub(crate) tb_freq: u64,
-    pub(crate) mode: TimerMode,
+    mode: pacer::Mode,
 }
 
 impl VpaDtl {
-    pub(crate) fn new(boot_tb: u64, boot_tb_err: u64, tb_freq: u64, mode: TimerMode) -> Self {
+    pub(crate) fn new(boot_tb: u64, boot_tb_err: u64, tb_freq: u64, mode: pacer::Mode) -> Self {
         Self {
             totals: Stats::new(),
-            boot_tb,
+            header: Header::new(boot_tb, tb_freq),
             boot_tb_err,
-            tb_freq,
             mode,
         }
     }
 }
+
+/// The errno `event_init` answers a refusal with
+/// (`Documentation/vpa-dtl.rst`).
+fn refusal_errno(why: Refusal) -> Error {
+    match why {
+        Refusal::NotPerfmon => EACCES,
+        Refusal::Counting | Refusal::BranchStack => eopnotsupp(),
+        Refusal::BadConfig | Refusal::PerTask => EINVAL,
+    }
+}
+
+/// Per-AUX-area state: none (every transaction starts with the header).
+pub(crate) struct DtlAux;
 
 /// One event: the DTL of one CPU.
 #[pin_data]
@@ -68,7 +83,22 @@ impl VpaDtl {
     /// `event_init`, fixed or adapted as the module was loaded.
     fn pacer(&self, ev: &Event<Self>) -> Pacer {
         let ns = validate::period_ns(ev.sample_period(), false);
-        Pacer::new(ns, self.mode == TimerMode::Adaptive)
+        Pacer::new(ns, self.mode)
+    }
+
+    /// Polls `ev`'s DTL with the reader's lock held, and records what the
+    /// poll found in the event's counts and the PMU's.
+    fn poll_locked(&self, ev: &Event<Self>, r: &mut Reader, live: bool) -> Outcome {
+        let d = ev.data();
+        let o = r.poll(ev, &d.buf, d.mask, &self.header, live);
+        d.stats.record(&o);
+        self.totals.record(&o);
+        o
+    }
+
+    /// Polls `ev`'s DTL (see [`Reader::poll`]).
+    fn poll(&self, ev: &Event<Self>, live: bool) {
+        self.poll_locked(ev, &mut ev.data().reader.lock(), live);
     }
 }
 
@@ -94,8 +124,7 @@ impl PmuDriver for VpaDtl {
         if let Err(why) = validate::check(&req) {
             // Any user can ask in a loop: never above debug level.
             pr_debug!("event refused: {}\n", why.reason());
-            // A positive errno (13, 22 or 95): its negation always exists.
-            return Err(why.errno().checked_neg().map_or(EINVAL, Error::from_errno));
+            return Err(refusal_errno(why));
         }
         let cpu = e.cpu().ok_or(EINVAL)?;
         if e.is_freq() {
@@ -220,7 +249,10 @@ impl PmuDriver for VpaDtl {
         if !ev.is_active() || ev.hw_state().contains(HwStateBit::Stopped) {
             return TimerRestart::Stop;
         }
-        TimerRestart::After(self.poll_and_pace(ev))
+        // One hold of the reader's lock for the poll and the next period.
+        let mut r = ev.data().reader.lock();
+        let found = self.poll_locked(ev, &mut r, true).found;
+        TimerRestart::After(r.pace(found))
     }
 
     fn event_destroy(&self, d: &DtlEvent) {

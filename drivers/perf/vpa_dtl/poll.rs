@@ -2,15 +2,18 @@
 
 //! Polling: reading what the hypervisor logged since the last poll and
 //! writing it to the AUX area, with every loss counted and flagged.
+//!
+//! [`Reader::poll`] reads one CPU's DTL into one event's AUX area and
+//! returns what it found, wrote and lost ([`Outcome`]); the driver records
+//! that. The reader knows the DTL and the AUX output, not the driver.
 
 use crate::{
     logic::{
         aux_plan,
         entries::{self, Words},
-        pacer::Pacer,
+        pacer::{self, Pacer},
         record, ring,
     },
-    pmu::VpaDtl,
     rpmu::{
         perf::{AuxFlags, AuxWindow, Event, PmuDriver},
         pseries::dtl::{Displacement, DtlBuffer, Mode, Start},
@@ -77,7 +80,7 @@ impl Reader {
                 last_entry: [0; entries::WORDS],
                 concurrent: false,
             },
-            pacer: Pacer::new(1_000_000, false),
+            pacer: Pacer::new(1_000_000, pacer::Mode::Fixed),
             scratch,
         })
     }
@@ -97,6 +100,52 @@ impl Reader {
         self.pacer = pacer;
         ns_delta(pacer.current_ns())
     }
+
+    /// The period after a poll that found `found` entries (its
+    /// [`Outcome::found`]).
+    pub(crate) fn pace(&mut self, found: u64) -> Delta {
+        ns_delta(self.pacer.next(found))
+    }
+}
+
+/// The record that opens every AUX transaction: the boot timebase and the
+/// timebase frequency, which perf's decoder needs for timestamps.
+pub(crate) struct Header {
+    words: [u64; entries::WORDS],
+    bytes: [u8; ring::ENTRY_SIZE],
+}
+
+impl Header {
+    pub(crate) fn new(boot_tb: u64, tb_freq: u64) -> Self {
+        Self {
+            words: record::header_words(boot_tb, tb_freq),
+            bytes: record::header(boot_tb, tb_freq),
+        }
+    }
+}
+
+/// What one poll found, wrote and lost: the driver adds it to the event's
+/// and the PMU's counts.
+#[derive(Default)]
+pub(crate) struct Outcome {
+    /// Entries logged since the last poll (taken, and overrun): what the
+    /// pacer adapts to.
+    pub(crate) found: u64,
+    /// Entries written to the AUX area.
+    pub(crate) captured: u64,
+    /// Entries the hypervisor overwrote before they were read, torn ones
+    /// included.
+    pub(crate) lost_overrun: u64,
+    /// Of `lost_overrun`: entries overwritten while the poll copied them.
+    pub(crate) torn: u64,
+    /// Entries that did not fit in the AUX area.
+    pub(crate) lost_aux_full: u64,
+    /// Entries logged for another DTL user while it held the CPU's log.
+    pub(crate) lost_foreign: u64,
+    /// Entries of kinds only the kernel's own reader asked for.
+    pub(crate) filtered: u64,
+    /// Whether this poll found the log taken by another DTL user.
+    pub(crate) displaced: bool,
 }
 
 fn ns_delta(ns: u64) -> Delta {
@@ -167,7 +216,7 @@ fn take_direct<T: PmuDriver>(
     let mut copied = true;
     for (slot, len) in ring::runs(span.first, span.count) {
         if len > 0 {
-            copied &= buf.copy_to_aux(slot, len, win, off).is_ok();
+            copied &= buf.slots(slot, len).is_some_and(|b| win.copy_from(off, b));
             // At most 86 entries in: never saturates. A saturated offset
             // would be past the window, where copies are refused.
             off = off.saturating_add(len.saturating_mul(ring::ENTRY_SIZE));
@@ -264,38 +313,28 @@ fn take_general(buf: &DtlBuffer, c: &mut Cursor, seen: &Seen, b: &mut [u8]) -> T
     }
 }
 
-/// Per-AUX-area state: none (every transaction starts with the header).
-pub(crate) struct DtlAux;
-
-impl VpaDtl {
-    /// Reads what the hypervisor published since the last poll and writes it
-    /// to the AUX area. Runs on the event's CPU with interrupts disabled.
-    /// `live` is false for the last poll at `stop` and `del`, after logging
-    /// was turned off (the enable mask is not checked then).
-    pub(crate) fn poll(&self, ev: &Event<Self>, live: bool) {
-        let mut r = ev.data().reader.lock();
-        self.poll_locked(ev, &mut r, live);
-    }
-
-    /// The timer's poll: reads, and returns the next period, under one
-    /// hold of the reader's lock.
-    pub(crate) fn poll_and_pace(&self, ev: &Event<Self>) -> Delta {
-        let mut r = ev.data().reader.lock();
-        let found = self.poll_locked(ev, &mut r, true);
-        ns_delta(r.pacer.next(found))
-    }
-
-    /// [`Self::poll`] with the reader's lock held; returns the entries logged
-    /// since the last poll (taken, and overrun).
-    fn poll_locked(&self, ev: &Event<Self>, r: &mut Reader, live: bool) -> u64 {
-        let d = ev.data();
-        let buf = &d.buf;
+impl Reader {
+    /// Reads what the hypervisor published in `buf` since the last poll and
+    /// writes it to `ev`'s AUX area, each transaction opened by `header`.
+    /// Runs on the event's CPU with interrupts disabled (`ev` is
+    /// `Scheduled`). `mask` is the event's enable mask; `live` is false for
+    /// the last poll at `stop` and `del`, after logging was turned off (the
+    /// mask is not checked then).
+    pub(crate) fn poll<T: PmuDriver>(
+        &mut self,
+        ev: &Event<T>,
+        buf: &DtlBuffer,
+        mask: u8,
+        header: &Header,
+        live: bool,
+    ) -> Outcome {
+        let mut o = Outcome::default();
         let cpu = u32::from(buf.cpu());
         if buf.is_displaced() {
-            self.count_foreign(ev, r);
-            return 0;
+            o.lost_foreign = self.count_foreign(buf);
+            return o;
         }
-        if live && !buf.logging_intact(d.mask) {
+        if live && !buf.logging_intact(mask) {
             if buf.mode() == Mode::Own {
                 // Another user is taking the log. What is in our ring up to
                 // the published index is still ours: read it this once.
@@ -304,7 +343,7 @@ impl VpaDtl {
                     cpu
                 );
                 buf.mark_displaced(Displacement::MaskChanged);
-                self.totals.add_displaced();
+                o.displaced = true;
             } else {
                 // Another reader of the kernel's ring reset the mask; ours
                 // is back, but entries may have gone unlogged meanwhile.
@@ -313,20 +352,20 @@ impl VpaDtl {
                     cpu
                 );
             }
-            r.flag_partial = true;
+            self.flag_partial = true;
         }
-        let readable = if r.cursor.concurrent {
+        let readable = if self.cursor.concurrent {
             ring::READABLE_CONCURRENT
         } else {
             ring::READABLE
         };
         let dispatches = buf.dispatch_count();
         let head = buf.published_index();
-        let Some(span) = ring::plan(r.next, head, readable) else {
+        let Some(span) = ring::plan(self.next, head, readable) else {
             if buf.mode() == Mode::Own {
                 // What our ring held since the last poll is gone with the
                 // old index: flagged, but its size is unknown.
-                self.reregistered(ev, &mut r.foreign_head, head);
+                self.reregistered(buf, head, &mut o);
             } else {
                 // The kernel registered its ring anew: what was logged
                 // since our last poll is unknown.
@@ -334,19 +373,19 @@ impl VpaDtl {
                     "cpu {}: the kernel's DTL was registered anew; resynchronising\n",
                     cpu
                 );
-                r.next = head;
+                self.next = head;
             }
-            self.flag_loss(ev);
-            return 0;
+            flag_loss(ev);
+            return o;
         };
-        if span.count == 0 && span.lost == 0 && !r.flag_partial {
-            return 0;
+        if span.count == 0 && span.lost == 0 && !self.flag_partial {
+            return o;
         }
-        r.next = head;
+        self.next = head;
         // Entries of kinds the event did not ask for, in the kernel's ring,
         // are the kernel's (or another reader's), whatever the mask is now.
         let drop_kinds = match buf.mode() {
-            Mode::Shared => record::DTL_ALL & !d.mask,
+            Mode::Shared => record::DTL_ALL & !mask,
             Mode::Own => 0,
         };
         let seen = Seen {
@@ -372,10 +411,10 @@ impl VpaDtl {
         let mut done = None;
         if space > direct {
             if let Some(mut win) = out.as_mut().and_then(|o| o.reserve(direct)) {
-                if let Some(t) = take_direct(buf, &mut r.cursor, &seen, &mut win) {
+                if let Some(t) = take_direct(buf, &mut self.cursor, &seen, &mut win) {
                     let plan = aux_plan::plan(space, t.pending as u64);
                     if plan.header {
-                        win.write_words(0, &record::header_words(self.boot_tb, self.tb_freq));
+                        win.write_words(0, &header.words);
                     }
                     win.keep(plan.bytes());
                     done = Some((t, plan.entries, plan.dropped));
@@ -385,8 +424,8 @@ impl VpaDtl {
         let (t, written, lost_aux) = match done {
             Some(d) => d,
             None => {
-                let batch = &mut r.scratch[..];
-                let t = take_general(buf, &mut r.cursor, &seen, batch);
+                let batch = &mut self.scratch[..];
+                let t = take_general(buf, &mut self.cursor, &seen, batch);
                 let pending = t.pending as u64;
                 let (written, lost) = match out.as_mut() {
                     // No AUX area mapped, or perf found it full and disabled
@@ -400,8 +439,7 @@ impl VpaDtl {
                             .get(..(plan.entries as usize).saturating_mul(ring::ENTRY_SIZE))
                             .unwrap_or(&[]);
                         let ok = !plan.header
-                            || (o.write(&record::header(self.boot_tb, self.tb_freq)).is_ok()
-                                && o.write(body).is_ok());
+                            || (o.write(&header.bytes).is_ok() && o.write(body).is_ok());
                         if ok {
                             (plan.entries, plan.dropped)
                         } else {
@@ -419,82 +457,74 @@ impl VpaDtl {
         if t.stale > 0 {
             if buf.mode() == Mode::Own {
                 // The ring is no longer written.
-                self.reregistered(ev, &mut r.foreign_head, head);
+                self.reregistered(buf, head, &mut o);
             } else {
                 lost_overrun = lost_overrun.saturating_add(t.stale as u64);
             }
         }
-        if buf.is_displaced() && r.foreign_head < head {
+        if buf.is_displaced() && self.foreign_head < head {
             // From here on, what the hypervisor logs is the other user's.
-            r.foreign_head = head;
+            self.foreign_head = head;
         }
-        let partial = lost_overrun > 0 || r.flag_partial || buf.is_displaced();
-        if let Some(mut o) = out {
+        let partial = lost_overrun > 0 || self.flag_partial || buf.is_displaced();
+        if let Some(mut out) = out {
             if lost_aux > 0 {
-                o.set_flags(AuxFlags::TRUNCATED);
+                out.set_flags(AuxFlags::TRUNCATED);
             }
             if partial {
-                o.set_flags(AuxFlags::PARTIAL);
-                r.flag_partial = false;
+                out.set_flags(AuxFlags::PARTIAL);
+                self.flag_partial = false;
             }
-            o.commit();
+            out.commit();
         }
-        let filtered = t.filtered as u64;
-        let torn = t.torn;
-        d.stats.add(written, lost_overrun, lost_aux);
-        d.stats.add_filtered(filtered);
-        d.stats.add_torn(torn);
-        self.totals.add(written, lost_overrun, lost_aux);
-        self.totals.add_filtered(filtered);
-        self.totals.add_torn(torn);
+        o.captured = written;
+        o.lost_overrun = lost_overrun;
+        o.torn = t.torn;
+        o.lost_aux_full = lost_aux;
+        o.filtered = t.filtered as u64;
         // `head - next` (`ring::plan`): never saturates.
-        span.count.saturating_add(span.lost)
+        o.found = span.count.saturating_add(span.lost);
+        o
     }
 
     /// Another DTL user registered its buffer in place of ours (`Own`): its
     /// registration restarted the index, so the `head` entries it counts so
     /// far were logged for it, not for this event.
-    fn reregistered(&self, ev: &Event<Self>, foreign_head: &mut u64, head: u64) {
-        let d = ev.data();
-        let buf = &d.buf;
+    fn reregistered(&mut self, buf: &DtlBuffer, head: u64, o: &mut Outcome) {
         pr_warn_once!(
             "cpu {}: another DTL user registered its buffer; vpa_dtl stops reading this CPU's log\n",
             u32::from(buf.cpu())
         );
         if !buf.is_displaced() {
-            self.totals.add_displaced();
+            o.displaced = true;
         }
         buf.mark_displaced(Displacement::Reregistered);
-        d.stats.add_foreign(head);
-        self.totals.add_foreign(head);
-        *foreign_head = head;
+        o.lost_foreign = o.lost_foreign.saturating_add(head);
+        self.foreign_head = head;
     }
 
     /// While displaced: entries the hypervisor logs for the other user are
-    /// entries this event does not get.
-    fn count_foreign(&self, ev: &Event<Self>, r: &mut Reader) {
-        let d = ev.data();
-        let head = d.buf.published_index();
-        let lost = match head.checked_sub(r.foreign_head) {
+    /// entries this event does not get; returns how many since the last
+    /// poll.
+    fn count_foreign(&mut self, buf: &DtlBuffer) -> u64 {
+        let head = buf.published_index();
+        let lost = match head.checked_sub(self.foreign_head) {
             Some(n) => n,
             None => {
                 // The other user registered its buffer: its index restarted.
-                d.buf.mark_displaced(Displacement::Reregistered);
+                buf.mark_displaced(Displacement::Reregistered);
                 head
             }
         };
-        r.foreign_head = head;
-        if lost > 0 {
-            d.stats.add_foreign(lost);
-            self.totals.add_foreign(lost);
-        }
+        self.foreign_head = head;
+        lost
     }
+}
 
-    /// Marks the AUX stream: an empty record flagged `PARTIAL`.
-    fn flag_loss(&self, ev: &Event<Self>) {
-        if let Some(mut out) = ev.aux_output_begin() {
-            out.set_flags(AuxFlags::PARTIAL);
-            out.commit();
-        }
+/// Marks the AUX stream: an empty record flagged `PARTIAL`.
+fn flag_loss<T: PmuDriver>(ev: &Event<T>) {
+    if let Some(mut out) = ev.aux_output_begin() {
+        out.set_flags(AuxFlags::PARTIAL);
+        out.commit();
     }
 }

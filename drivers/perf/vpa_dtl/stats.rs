@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Entry counts, and the PMU's sysfs groups (`format/`, `events/`, `stats/`).
+//! Entry counts: an event's, and the PMU's totals since the module was
+//! loaded.
 
-use crate::{
-    pmu::VpaDtl,
-    rpmu::perf::{AttrGroup, AttrValue, SysfsWriter},
-};
-use core::fmt::Write;
+use crate::poll::Outcome;
 use kernel::sync::atomic::{Atomic, Relaxed};
 
 /// Cumulative entry counts.
@@ -39,40 +36,25 @@ impl Stats {
         }
     }
 
-    pub(crate) fn add_torn(&self, n: u64) {
-        if n > 0 {
-            self.torn.add(n, Relaxed);
+    /// Adds what a poll found (an atomic operation only for the figures
+    /// that are not zero: a poll usually loses nothing).
+    pub(crate) fn record(&self, o: &Outcome) {
+        for (count, n) in [
+            (&self.captured, o.captured),
+            (&self.lost_overrun, o.lost_overrun),
+            (&self.lost_aux_full, o.lost_aux_full),
+            (&self.lost_foreign, o.lost_foreign),
+            (&self.filtered, o.filtered),
+            (&self.torn, o.torn),
+            (&self.displaced, u64::from(o.displaced)),
+        ] {
+            if n > 0 {
+                count.add(n, Relaxed);
+            }
         }
     }
 
-    pub(crate) fn add_filtered(&self, n: u64) {
-        if n > 0 {
-            self.filtered.add(n, Relaxed);
-        }
-    }
-
-    pub(crate) fn add_foreign(&self, n: u64) {
-        self.lost_foreign.add(n, Relaxed);
-    }
-
-    pub(crate) fn add_displaced(&self) {
-        self.displaced.add(1, Relaxed);
-    }
-
-    /// Adds a poll's figures (an atomic operation only for those that are
-    /// not zero: a poll usually loses nothing).
-    pub(crate) fn add(&self, captured: u64, lost_overrun: u64, lost_aux_full: u64) {
-        if captured > 0 {
-            self.captured.add(captured, Relaxed);
-        }
-        if lost_overrun > 0 {
-            self.lost_overrun.add(lost_overrun, Relaxed);
-        }
-        if lost_aux_full > 0 {
-            self.lost_aux_full.add(lost_aux_full, Relaxed);
-        }
-    }
-
+    /// Entries lost so far, for whatever reason.
     pub(crate) fn lost(&self) -> u64 {
         self.lost_overrun
             .load(Relaxed)
@@ -80,62 +62,3 @@ impl Stats {
             .wrapping_add(self.lost_foreign.load(Relaxed))
     }
 }
-
-fn show_captured(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
-    writeln!(w, "{}", p.totals.captured.load(Relaxed))
-}
-
-fn show_lost_overrun(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
-    writeln!(w, "{}", p.totals.lost_overrun.load(Relaxed))
-}
-
-fn show_lost_aux_full(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
-    writeln!(w, "{}", p.totals.lost_aux_full.load(Relaxed))
-}
-
-fn show_lost_foreign(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
-    writeln!(w, "{}", p.totals.lost_foreign.load(Relaxed))
-}
-
-fn show_filtered(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
-    writeln!(w, "{}", p.totals.filtered.load(Relaxed))
-}
-
-fn show_displaced(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
-    writeln!(w, "{}", p.totals.displaced.load(Relaxed))
-}
-
-fn show_torn(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
-    writeln!(w, "{}", p.totals.torn.load(Relaxed))
-}
-
-fn show_boot_tb_err(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
-    writeln!(w, "{}", p.boot_tb_err)
-}
-
-/// `format/`, `events/` and `stats/`.
-pub(crate) static GROUPS: [AttrGroup<VpaDtl>; 3] = [
-    AttrGroup::fixed(c"format", &[(c"event", AttrValue::Fixed(c"config:0-7"))]),
-    AttrGroup::fixed(
-        c"events",
-        &[
-            (c"dtl_cede", AttrValue::Fixed(c"event=0x1")),
-            (c"dtl_preempt", AttrValue::Fixed(c"event=0x2")),
-            (c"dtl_fault", AttrValue::Fixed(c"event=0x4")),
-            (c"dtl_all", AttrValue::Fixed(c"event=0x7")),
-        ],
-    ),
-    AttrGroup::fixed(
-        c"stats",
-        &[
-            (c"captured", AttrValue::Show(show_captured)),
-            (c"lost_overrun", AttrValue::Show(show_lost_overrun)),
-            (c"lost_aux_full", AttrValue::Show(show_lost_aux_full)),
-            (c"lost_foreign", AttrValue::Show(show_lost_foreign)),
-            (c"filtered", AttrValue::Show(show_filtered)),
-            (c"displaced", AttrValue::Show(show_displaced)),
-            (c"lost_torn", AttrValue::Show(show_torn)),
-            (c"boot_tb_error_ticks", AttrValue::Show(show_boot_tb_err)),
-        ],
-    ),
-];

@@ -30,9 +30,10 @@ rpmu::no_panic! {
     mod poll;
     mod stats;
 }
+mod sysfs;
 
 use kernel::prelude::*;
-use logic::record;
+use logic::{pacer, record};
 use rpmu::{perf::Registration, pseries};
 
 module! {
@@ -47,17 +48,6 @@ module! {
             description: "Adapt the polling period to the DTL fill level (default; 0: poll at the sample period)",
         },
     },
-}
-
-/// How the polling period follows the DTL's fill level.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum TimerMode {
-    /// Poll at the event's sample period.
-    Fixed,
-    /// Poll less often while polls find the ring nearly empty, more often
-    /// while they find it half full, within [period / 16, period * 16] and
-    /// never below 1 ms (`logic::pacer`). The default.
-    Adaptive,
 }
 
 struct VpaDtlModule {
@@ -80,12 +70,12 @@ impl kernel::Module for VpaDtlModule {
         // nanoseconds from it.
         let (boot_tb, boot_tb_err) = record::estimate_boot_tb(pseries::clock_sample, tb_freq, 8);
         let mode = if module_parameters::adaptive.value() {
-            TimerMode::Adaptive
+            pacer::Mode::Adaptive
         } else {
-            TimerMode::Fixed
+            pacer::Mode::Fixed
         };
         let driver = pmu::VpaDtl::new(boot_tb, boot_tb_err, tb_freq, mode);
-        let reg = Registration::new(module, c"vpa_dtl", Ok::<_, Error>(driver), &stats::GROUPS)?;
+        let reg = Registration::new(module, c"vpa_dtl", Ok::<_, Error>(driver), &sysfs::GROUPS)?;
         pr_info!(
             "registered PMU type {} (timebase {} Hz, boot_tb {} +/- {} ticks, {:?} polling)\n",
             reg.pmu_type(),

@@ -42,6 +42,18 @@ pub const MIN_DIVISOR: u64 = 16;
 /// The shortest period at all, in ns: the event period's own floor.
 pub const MIN_NS: u64 = 1_000_000;
 
+/// How the polling period follows the DTL's fill level (the module's
+/// `adaptive` parameter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Poll at the event's sample period.
+    Fixed,
+    /// Poll less often while polls find the ring nearly empty, more often
+    /// while they find it half full, within [period / 16, period * 16] and
+    /// never below 1 ms. The default.
+    Adaptive,
+}
+
 /// The polling period of one event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pacer {
@@ -51,13 +63,13 @@ pub struct Pacer {
 }
 
 impl Pacer {
-    /// A pacer for an event polling every `base_ns`, adapting the period or
-    /// not; its first period is the shortest.
-    pub fn new(base_ns: u64, adaptive: bool) -> Self {
+    /// A pacer for an event polling every `base_ns`, in `mode`; its first
+    /// period is the shortest.
+    pub fn new(base_ns: u64, mode: Mode) -> Self {
         let mut p = Self {
             base_ns: base_ns.max(1),
             cur_ns: 0,
-            adaptive,
+            adaptive: mode == Mode::Adaptive,
         };
         p.cur_ns = p.min_ns();
         p

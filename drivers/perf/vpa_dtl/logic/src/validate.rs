@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Event validation for `vpa_dtl`: which `perf_event_open` requests the PMU
-//! refuses, and with which errno.
+//! refuses, and why. The driver answers each [`Refusal`] with its errno.
 
 use super::record::valid_config;
 
@@ -25,31 +25,19 @@ pub struct Request {
 /// Why an event is refused.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Refusal {
-    /// `-EACCES`: the DTL exposes other partitions' scheduling; privileged.
+    /// The DTL exposes other partitions' scheduling: privileged.
     NotPerfmon,
-    /// `-EOPNOTSUPP`: a counting event; the PMU only traces into AUX.
+    /// A counting event: the PMU only traces into AUX.
     Counting,
-    /// `-EOPNOTSUPP`: branch stacks do not exist here.
+    /// Branch stacks do not exist here.
     BranchStack,
-    /// `-EINVAL`: config is not 0x1, 0x2, 0x4 or 0x7.
+    /// `config` is not 0x1, 0x2, 0x4 or 0x7.
     BadConfig,
-    /// `-EINVAL`: per-task events; the DTL is per CPU.
+    /// A per-task event, or one on no CPU: the DTL is per CPU.
     PerTask,
 }
 
 impl Refusal {
-    /// The errno, positive.
-    pub fn errno(self) -> i32 {
-        const EACCES: i32 = 13;
-        const EINVAL: i32 = 22;
-        const EOPNOTSUPP: i32 = 95;
-        match self {
-            Refusal::NotPerfmon => EACCES,
-            Refusal::Counting | Refusal::BranchStack => EOPNOTSUPP,
-            Refusal::BadConfig | Refusal::PerTask => EINVAL,
-        }
-    }
-
     /// A one-line reason for the kernel log.
     pub fn reason(self) -> &'static str {
         match self {

@@ -129,7 +129,8 @@ proptest! {
     /// same rate.
     #[test]
     fn pacer_bounded(base in 1u64..100_000_000, adaptive: bool, polls in prop::collection::vec(0u64..10_000, 1..50)) {
-        let mut p = pacer::Pacer::new(base, adaptive);
+        let mode = if adaptive { pacer::Mode::Adaptive } else { pacer::Mode::Fixed };
+        let mut p = pacer::Pacer::new(base, mode);
         for found in polls {
             let before = p.current_ns();
             let next = p.next(found);
