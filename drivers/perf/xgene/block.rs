@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! One sub-block (L3C, IOB, IOB-slow, MCB or MC instance): its registers and
-//! the software state of its counters. Each sub-block is a perf PMU of its
-//! own (`pmu.rs`).
+//! the software state of its counters, and its share of the overflow
+//! interrupt (`overflow.rs` dispatches to it). Each sub-block is a perf PMU
+//! of its own (`pmu.rs`).
 
 use crate::{
-    hotplug::Owner,
     logic::{
         counter::{self, Allocator},
         events::Identifier,
         hw::{regs, Layout, OvsClear, PmuType, Version, MAX_COUNTERS},
     },
+    owner::Owner,
     rpmu::{
         cpu::CpuId,
         io::Mmio,
@@ -52,6 +53,16 @@ impl Programmed {
     pub(crate) fn should_count(&self) -> bool {
         self.alloc.used() != 0 && self.gated == 0
     }
+}
+
+/// What one sub-block's overflow handler found.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Serviced {
+    /// The overflow status bits found set, and cleared.
+    pub(crate) found: u32,
+    /// Those still set after the clear, with counting stopped: stuck. Their
+    /// interrupt is disabled (PMINTENCLR).
+    pub(crate) stuck: u32,
 }
 
 /// One sub-block: a perf PMU.
@@ -182,6 +193,45 @@ impl Child {
         self.write_counter(idx, start);
         if let Some(c) = hw.counters.get_mut(idx) {
             c.prev = start;
+        }
+    }
+
+    /// Overflow interrupt of this sub-block: folds every overflowed counter
+    /// into its pending count and restarts it. A sub-block with nothing
+    /// pending keeps counting. Otherwise it is stopped and its status read
+    /// again, so no counter overflows between the read and the clear (on v1
+    /// the clear resets every status bit), and nothing is counted between a
+    /// counter's read and its rewrite. A bit that survives the clear while
+    /// counting is stopped is not an overflow: its interrupt is disabled.
+    pub(crate) fn handle_overflow(&self) -> Serviced {
+        let mut hw = self.hw.lock();
+        if self.overflow_status() == 0 {
+            return Serviced::default();
+        }
+        self.set_global_enable(&mut hw, false);
+        // Status bits stay set until cleared: this is a superset of the first read.
+        let status = self.overflow_status();
+        self.clear_overflow(status);
+        for idx in 0..self.layout.counters {
+            if status & (1 << idx) == 0 || hw.alloc.used() & (1 << idx) == 0 {
+                continue;
+            }
+            let d = self.fold(&mut hw, idx);
+            if let Some(c) = hw.counters.get_mut(idx) {
+                c.pending = d;
+            }
+            self.rearm(&mut hw, idx);
+        }
+        let stuck = self.overflow_status();
+        if stuck != 0 {
+            self.disable_overflow_interrupts(stuck);
+        }
+        if hw.should_count() {
+            self.set_global_enable(&mut hw, true);
+        }
+        Serviced {
+            found: status,
+            stuck,
         }
     }
 }

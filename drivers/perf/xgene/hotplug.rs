@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The CPU that counts for a device: all its sub-blocks count on one CPU
-//! (their `cpumask`), which CPU hotplug moves, with the perf contexts and
-//! the overflow interrupt.
+//! CPU hotplug: the CPU that counts for a device (its `Owner`, in
+//! `owner.rs`) is kept online, and the perf contexts and the overflow
+//! interrupt move with it.
 
 use crate::{
-    probe::Shared,
+    device::Shared,
     rpmu::{
         cpu::{
             self,
@@ -15,38 +15,7 @@ use crate::{
         irq,
     },
 };
-use kernel::{
-    pr_warn_once,
-    prelude::*,
-    sync::{
-        atomic::{Atomic, Relaxed},
-        Arc,
-    },
-};
-
-/// The CPU that counts for all sub-blocks of one device, shown in each PMU's
-/// `cpumask`; moved by CPU hotplug.
-pub(crate) struct Owner {
-    cpu: Atomic<u32>,
-}
-
-impl Owner {
-    pub(crate) fn new(cpu: CpuId) -> Self {
-        Self {
-            cpu: Atomic::new(u32::from(cpu)),
-        }
-    }
-
-    /// The owning CPU.
-    pub(crate) fn cpu(&self) -> CpuId {
-        // Only ever stored from a `CpuId`.
-        CpuId::from_u32(self.cpu.load(Relaxed)).unwrap_or_else(cpu::first_online)
-    }
-
-    fn set(&self, cpu: CpuId) {
-        self.cpu.store(u32::from(cpu), Relaxed);
-    }
-}
+use kernel::{pr_warn_once, prelude::*, sync::Arc};
 
 /// Routes the device's interrupt to `cpu`.
 fn route_irq(s: &Shared, cpu: CpuId) {

@@ -8,66 +8,14 @@
 //! handling for every PMU of the device without a word.
 
 use crate::{
-    block::Child,
+    device::Shared,
     logic::hw::regs,
-    probe::Shared,
     rpmu::irq::{Handler, IrqReturn},
 };
 use kernel::{
     pr_warn_once,
     sync::{atomic::Relaxed, Arc},
 };
-
-/// What one sub-block's overflow handler found.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Serviced {
-    /// The overflow status bits found set, and cleared.
-    pub(crate) found: u32,
-    /// Those still set after the clear, with counting stopped: stuck. Their
-    /// interrupt is disabled (PMINTENCLR).
-    pub(crate) stuck: u32,
-}
-
-impl Child {
-    /// Overflow interrupt of this sub-block: folds every overflowed counter
-    /// into its pending count and restarts it. A sub-block with nothing
-    /// pending keeps counting. Otherwise it is stopped and its status read
-    /// again, so no counter overflows between the read and the clear (on v1
-    /// the clear resets every status bit), and nothing is counted between a
-    /// counter's read and its rewrite. A bit that survives the clear while
-    /// counting is stopped is not an overflow: its interrupt is disabled.
-    pub(crate) fn handle_overflow(&self) -> Serviced {
-        let mut hw = self.hw.lock();
-        if self.overflow_status() == 0 {
-            return Serviced::default();
-        }
-        self.set_global_enable(&mut hw, false);
-        // Status bits stay set until cleared: this is a superset of the first read.
-        let status = self.overflow_status();
-        self.clear_overflow(status);
-        for idx in 0..self.layout.counters {
-            if status & (1 << idx) == 0 || hw.alloc.used() & (1 << idx) == 0 {
-                continue;
-            }
-            let d = self.fold(&mut hw, idx);
-            if let Some(c) = hw.counters.get_mut(idx) {
-                c.pending = d;
-            }
-            self.rearm(&mut hw, idx);
-        }
-        let stuck = self.overflow_status();
-        if stuck != 0 {
-            self.disable_overflow_interrupts(stuck);
-        }
-        if hw.should_count() {
-            self.set_global_enable(&mut hw, true);
-        }
-        Serviced {
-            found: status,
-            stuck,
-        }
-    }
-}
 
 /// The top-level interrupt: dispatches to the sub-blocks of each signalled
 /// type.

@@ -5,13 +5,15 @@
 
 use crate::{
     block::{reset_block, Child},
-    hotplug::{Hotplug, Owner},
+    device::Shared,
+    hotplug::Hotplug,
     logic::{
         self,
         discover::{self, ActiveMasks, McbUnit},
         hw::{regs, PmuType, Version},
     },
     overflow::Isr,
+    owner::Owner,
     rpmu::{
         cpu::{self, hotplug::HotplugInstance, hotplug::HotplugState},
         firmware::{self, ChildNode, Syscon},
@@ -30,29 +32,6 @@ use kernel::{
     str::CString,
     sync::{atomic::Atomic, Arc},
 };
-
-/// State shared by the interrupt handler and the hotplug callbacks.
-pub(crate) struct Shared {
-    pub(crate) version: Version,
-    pub(crate) owner: Arc<Owner>,
-    pub(crate) irq: u32,
-    /// The interrupt status/mask block of the top-level device.
-    pub(crate) pcp: Mmio,
-    /// The registered sub-blocks; fixed after probe.
-    pub(crate) pmus: KVec<Registration<Child>>,
-    /// The top-level sources left unmasked: those of the registered
-    /// sub-blocks' types, less any found stuck (written by the interrupt
-    /// handler only, once probe has unmasked them).
-    pub(crate) unmasked: Atomic<u32>,
-    /// Sources the last interrupt left asserted with nothing to fold.
-    pub(crate) suspect: Atomic<u32>,
-}
-
-impl Shared {
-    fn mask_all(&self) {
-        self.pcp.write32(regs::INTMASK, regs::INTMASK_ALL);
-    }
-}
 
 /// A probed X-Gene PMU device. Fields drop in order: hotplug callbacks
 /// first (the instance holds its state), then the interrupt, then (with the

@@ -12,9 +12,13 @@
 //! Documentation/xgene-pmu.rst.
 //!
 //! This file is the module and platform-driver glue; the rest is one concern
-//! per file: `block` (a sub-block's registers), `pmu` (its perf callbacks),
-//! `overflow` (the interrupt), `hotplug` (the owning CPU), `probe`
-//! (discovery and registration), `sysfs` (attribute groups).
+//! per file: `owner` (the owning CPU), `block` (a sub-block's registers),
+//! `pmu` (its perf callbacks), `device` (the state the interrupt and hotplug
+//! share), `overflow` (the interrupt), `hotplug` (moving the owning CPU),
+//! `probe` (discovery and registration), `sysfs` (attribute groups). Each
+//! imports only from the ones below it: `owner` <- `block` <- `device` <-
+//! {`overflow`, `hotplug`} <- `probe` <- this file; `pmu` and `sysfs` use
+//! `block` only.
 
 #[path = "../../../rust/rpmu/mod.rs"]
 pub mod rpmu;
@@ -22,18 +26,20 @@ pub mod rpmu;
 #[path = "logic/src/lib.rs"]
 pub mod logic;
 
-// The perf callbacks, the registers they program and the overflow
-// interrupt: nothing in them may panic.
+// The perf callbacks, the registers they program, the owning CPU they read,
+// the overflow interrupt and the state it shares: nothing in them may panic.
 rpmu::no_panic! {
     mod block;
+    mod device;
     mod overflow;
+    mod owner;
     mod pmu;
 }
 mod hotplug;
 mod probe;
 mod sysfs;
 
-use kernel::{acpi, device, of, platform, prelude::*};
+use kernel::{acpi, device::Core, of, platform, prelude::*};
 use logic::hw::Version;
 
 // Registered with `suppress_bind_attrs`: unbinding through sysfs would
@@ -78,7 +84,7 @@ impl platform::Driver for XgenePmuDriver {
     const ACPI_ID_TABLE: Option<acpi::IdTable<Self::IdInfo>> = Some(&ACPI_TABLE);
 
     fn probe<'bound>(
-        pdev: &'bound platform::Device<device::Core<'_>>,
+        pdev: &'bound platform::Device<Core<'_>>,
         id_info: Option<&'bound Self::IdInfo>,
     ) -> impl PinInit<Self::Data<'bound>, Error> + 'bound {
         let Some(&v) = id_info else {
