@@ -40,70 +40,45 @@ KDIR=$kdir "$RPMU_TOP/scripts/dkms-check.sh"
 # Sizes of the fuzz and soak cases in make check (make soak: scripts/soak.sh).
 RPMU_CI_SIZES="FUZZ_OPS=100000 FUZZ_SEED=1 SOAK_LOADS=20 SOAK_HOTPLUG=10 SOAK_TOGGLES=500"
 
-# The guest runs: the pseries chain and the arm64 chain run side by side
-# (most of a guest's time is spent in tests that sleep); each chain's output
-# is shown when it ends.
-ppc_chain() {
-	# One boot for our driver (the upstream C vpa-dtl blacklisted) ...
-	log "guest ppc64le: vpa_dtl (KUnit, validation, lifetime, capture scenarios, other DTL users)"
-	RPMU_GUEST_TIMEOUT=1200 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_basic,vpa_dtl_capture,vpa_dtl_foreign \
-		build/ppc64le-vpa_dtl.log
-	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-vpa_dtl.log build/ppc64le-vpa_dtl
+# The guest boots, one a line, in the order each chain runs them:
+#   chain|log name|guest|plans|environment|kernel arguments|what it runs
+# The environment is VAR=value words for run-guest.sh (RPMU_C_REFERENCE=1
+# makes a boot of the upstream C driver, reported as the reference).
+v1=$RPMU_TOP/tools/testing/xgene/xgene-v1.dtsi
+v2=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi
+boots=(
+	"ppc|ppc64le-vpa_dtl|ppc64le|vpa_dtl_basic,vpa_dtl_capture,vpa_dtl_foreign|RPMU_GUEST_TIMEOUT=1200||vpa_dtl (KUnit, validation, lifetime, capture scenarios, other DTL users)"
+	"ppc|ppc64le-acct|ppc64le-acct|vpa_dtl_fuzz,vpa_dtl_shared|RPMU_GUEST_TIMEOUT=1200|FUZZ_OPS=30000 FUZZ_SEED=2|vpa_dtl next to the kernel's steal-time accounting (native cputime accounting kernel)"
+	"ppc|ppc64le-reliability|ppc64le|vpa_dtl_fuzz,vpa_dtl_soak|RPMU_GUEST_TIMEOUT=1800|$RPMU_CI_SIZES|vpa_dtl under the fuzzer, soak cases at CI size"
+	"ppc|ppc64le-cref|ppc64le|vpa_dtl_cref|RPMU_C_REFERENCE=1||the upstream C vpa-dtl on the same simulator (differential)"
+	"arm|arm64-xgene-rust|arm64|xgene_sysfs,xgene_rust,xgene_stat,xgene_irq,xgene_perf|RPMU_DTSI=$v2||our xgene_pmu on simulated X-Gene 2 silicon (KUnit, probe, sysfs, the perf_event_open contract, lifetime, perf stat)"
+	"arm|arm64-xgene-v1|arm64|xgene_rust,xgene_stat,xgene_irq|RPMU_DTSI=$v1 RPMU_XGENE_CSWCR=0 RPMU_XGENE_MCBA=4 RPMU_XGENE_MCBB=0||our xgene_pmu on simulated X-Gene 1 silicon (one counter a PMU, one MCB)"
+	"arm|arm64-xgene-reliability|arm64|xgene_fuzz,xgene_soak|RPMU_GUEST_TIMEOUT=2700 RPMU_DTSI=$v2|$RPMU_CI_SIZES|xgene_pmu under the fuzzer, soak cases at CI size"
+	"arm|arm64-xgene-cref|arm64|xgene_sysfs,xgene_tables,xgene_stat|RPMU_C_REFERENCE=1 RPMU_DTSI=$v2||the upstream C xgene_pmu on the same silicon (differential)"
+	"arm|arm64-xgene-v3|arm64|xgene_stat,xgene_irq,xgene_perf|RPMU_ACPI=3||our xgene_pmu on simulated X-Gene 3 silicon (ACPI)"
+	"arm|arm64-xgene-v3-cref|arm64|xgene_stat|RPMU_C_REFERENCE=1 RPMU_ACPI=3||the upstream C xgene_pmu on X-Gene 3 silicon (ACPI, differential)"
+	"arm|arm64-xgene-acpi1|arm64|xgene_stat|RPMU_ACPI=1||our xgene_pmu on simulated X-Gene 1 silicon (ACPI: discovery must not read MCB B)"
+	"arm|arm64-xgene-acpi2|arm64|perf_shell,xgene_demo|RPMU_ACPI=2||our xgene_pmu on simulated X-Gene 2 silicon (ACPI), with perf's own shell tests"
+)
 
-	# The kernel's own DTL reader: native cputime accounting (second kernel):
-	# the fuzzer on the shared ring, then the sharing cases.
-	log "guest ppc64le-acct: vpa_dtl next to the kernel's steal-time accounting"
-	RPMU_GUEST_TIMEOUT=1200 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le-acct vpa_dtl_fuzz,vpa_dtl_shared \
-		build/ppc64le-acct.log "FUZZ_OPS=30000 FUZZ_SEED=2"
-	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-acct.log build/ppc64le-acct
-
-	# Reliability: the stateful fuzzer and the soak cases at CI size
-	# (make soak runs them at full size).
-	log "guest ppc64le: vpa_dtl under the fuzzer, soak cases at CI size"
-	RPMU_GUEST_TIMEOUT=1800 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_fuzz,vpa_dtl_soak \
-		build/ppc64le-reliability.log \
-		"$RPMU_CI_SIZES"
-	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-reliability.log build/ppc64le-reliability
-
-	# ... and one, thrown away afterwards, for the upstream C reference.
-	log "guest ppc64le: the upstream C vpa-dtl on the same simulator (differential)"
-	RPMU_C_REFERENCE=1 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_cref build/ppc64le-cref.log
-	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/ppc64le-cref.log build/ppc64le-cref --reference
+# Runs a chain's boots one after the other, each reported as it ends.
+chain() { # ppc|arm
+	local c name guest plans envs args what ref
+	for b in "${boots[@]}"; do
+		IFS='|' read -r c name guest plans envs args what <<<"$b"
+		[ "$c" = "$1" ] || continue
+		log "guest $guest: $what"
+		read -ra envs <<<"$envs"
+		ref=()
+		[[ " ${envs[*]} " == *" RPMU_C_REFERENCE=1 "* ]] && ref=(--reference)
+		env "${envs[@]}" "$RPMU_TOP/tools/testing/run-guest.sh" "$guest" "$plans" "build/$name.log" "$args"
+		python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" "build/$name.log" "build/$name" "${ref[@]}"
+		grep -a '^DIFF ' "build/$name.log" | tr -d '\r' | sed "s/^/  C driver ($name): /" || true
+	done
 }
 
-arm_chain() {
-	# arm64: the X-Gene PMUs on simulated silicon (tools/testing/xgene: device
-	# trees, discovery-register reset values; xgene_sim.ko: the register model).
-	v2=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi
-	v1=$RPMU_TOP/tools/testing/xgene/xgene-v1.dtsi
-
-	# Our xgene_pmu.ko on X-Gene 2 silicon (mcb0-1, mc0-3): KUnit, probe, sysfs,
-	# the perf_event_open contract, lifetime, then perf stat against the model.
-	log "guest arm64: our xgene_pmu on simulated X-Gene 2 silicon"
-	RPMU_DTSI=$v2 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_sysfs,xgene_rust,xgene_stat,xgene_irq,xgene_perf \
-		build/arm64-xgene-rust.log
-	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-rust.log build/arm64-xgene-rust
-
-	# ... on X-Gene 1 silicon (one counter per PMU, one MCB, mc0-1).
-	log "guest arm64: our xgene_pmu on simulated X-Gene 1 silicon"
-	RPMU_DTSI=$v1 RPMU_XGENE_CSWCR=0 RPMU_XGENE_MCBA=4 RPMU_XGENE_MCBB=0 \
-		"$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_rust,xgene_stat,xgene_irq build/arm64-xgene-v1.log
-	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-v1.log build/arm64-xgene-v1
-
-	# Reliability: the fuzzer on each PMU type, soak cases at CI size.
-	log "guest arm64: xgene_pmu under the fuzzer, soak cases at CI size"
-	RPMU_GUEST_TIMEOUT=2700 RPMU_DTSI=$v2 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_fuzz,xgene_soak \
-		build/arm64-xgene-reliability.log "$RPMU_CI_SIZES"
-	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-reliability.log build/arm64-xgene-reliability
-
-	# The upstream C xgene_pmu on the same X-Gene 2 silicon (reference): the JSON
-	# tables against its sysfs, the same perf stat cases, its sysfs tree.
-	log "guest arm64: the upstream C xgene_pmu on the same silicon (differential)"
-	RPMU_C_REFERENCE=1 RPMU_DTSI=$v2 \
-		"$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_sysfs,xgene_tables,xgene_stat build/arm64-xgene-cref.log
-	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-cref.log build/arm64-xgene-cref --reference
-
-	# Differential: the two drivers' sysfs trees, file by file.
+# Differential: the two X-Gene drivers' sysfs trees, file by file.
+sysfs_diff() {
 	grep -a '^SYSFS ' build/arm64-xgene-rust.log | tr -d '\r' >build/sysfs-rust.txt || true
 	grep -a '^SYSFS ' build/arm64-xgene-cref.log | tr -d '\r' >build/sysfs-cref.txt || true
 	if [ -s build/sysfs-cref.txt ] && diff build/sysfs-cref.txt build/sysfs-rust.txt >build/sysfs.diff; then
@@ -114,29 +89,6 @@ arm_chain() {
 		head -n 20 build/sysfs.diff
 		echo "0 1" >build/arm64-xgene-diff.counts
 	fi
-	grep -a '^DIFF ' build/arm64-xgene-cref.log | tr -d '\r' | sed 's/^/  C driver: /' || true
-
-	# X-Gene 3, which exists only on ACPI: UEFI boots with the PMU described
-	# by an SSDT (tools/testing/xgene/make-acpi.py). Ours, with the interrupt
-	# cases, then the upstream C driver on the same silicon.
-	log "guest arm64: our xgene_pmu on simulated X-Gene 3 silicon (ACPI)"
-	RPMU_ACPI=3 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_stat,xgene_irq,xgene_perf build/arm64-xgene-v3.log
-	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-v3.log build/arm64-xgene-v3
-	log "guest arm64: the upstream C xgene_pmu on X-Gene 3 silicon (ACPI, differential)"
-	RPMU_C_REFERENCE=1 RPMU_ACPI=3 \
-		"$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_stat build/arm64-xgene-v3-cref.log
-	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-v3-cref.log build/arm64-xgene-v3-cref --reference
-	grep -a '^DIFF ' build/arm64-xgene-v3-cref.log | tr -d '\r' | sed 's/^/  C driver (X-Gene 3): /' || true
-
-	# The ACPI path of X-Gene 1 (one MCB: discovery must not read MCB B) and
-	# X-Gene 2: probe and count; on the latter, perf's own shell tests
-	# (stat_all_pmu.sh, list.sh) with the X-Gene PMUs registered.
-	log "guest arm64: our xgene_pmu on simulated X-Gene 1 silicon (ACPI)"
-	RPMU_ACPI=1 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 xgene_stat build/arm64-xgene-acpi1.log
-	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-acpi1.log build/arm64-xgene-acpi1
-	log "guest arm64: our xgene_pmu on simulated X-Gene 2 silicon (ACPI)"
-	RPMU_ACPI=2 "$RPMU_TOP/tools/testing/run-guest.sh" arm64 perf_shell,xgene_demo build/arm64-xgene-acpi2.log
-	python3 "$RPMU_TOP/tools/testing/report.py" "$ksrc" build/arm64-xgene-acpi2.log build/arm64-xgene-acpi2
 }
 
 # Everything the guests need is built first, one thing at a time (the apt
@@ -168,9 +120,11 @@ for ko in "$ppc_mods/drivers/perf/vpa_dtl/vpa_dtl.ko" "$arm_mods/drivers/perf/xg
 done
 echo "$sp $sf" >build/shipped.counts
 
-(set -e; ppc_chain) >build/chain-ppc64le.out 2>&1 &
+# The two chains run side by side (most of a guest's time is spent in tests
+# that sleep); each chain's output is shown when it ends.
+(set -e; chain ppc) >build/chain-ppc64le.out 2>&1 &
 ppc_pid=$!
-(set -e; arm_chain) >build/chain-arm64.out 2>&1 &
+(set -e; chain arm; sysfs_diff) >build/chain-arm64.out 2>&1 &
 arm_pid=$!
 ppc_rc=0 arm_rc=0
 wait $ppc_pid || ppc_rc=$?

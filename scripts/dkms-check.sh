@@ -25,8 +25,7 @@ mkdir -p "$t/clone" "$t/src" "$t/var" "$t/modules"
 trap 'rm -rf "$t"' EXIT
 # The tools the test kernels were built with (as in scripts/modules.sh); a
 # user's machine has them as its rustc and bindgen.
-export RUSTUP_TOOLCHAIN=$RUST_TOOLCHAIN
-export PATH=$RPMU_CACHE/bindgen-$BINDGEN_VERSION/bin:$PATH
+use_toolchain
 # dkms strips the module with `strip -g`; the host's binutils strip reads
 # x86 objects only, so llvm-strip takes its place, as a native strip would.
 mkdir -p "$t/bin"

@@ -7,11 +7,7 @@ source "$(dirname "$0")/lib.sh"
 
 guest=${1:?usage: guest-perf.sh ppc64le|arm64 <kernel source>}
 src=${2:?kernel source dir}
-case $guest in
-ppc64le) karch=powerpc cross=powerpc64le-linux-gnu- ;;
-arm64) karch=arm64 cross=aarch64-linux-gnu- ;;
-*) die "unknown guest architecture $guest" ;;
-esac
+guest_arch "$guest"
 # arm64: perf gets the X-Gene system event tables and metrics
 # (drivers/perf/xgene/events/*.json, perf's pmu-events schema) in its
 # pmu-events/arch/arm64/apm/xgene{,3}/sys, so `perf list` describes the events and

@@ -14,22 +14,15 @@ source "$(dirname "$0")/lib.sh"
 guest=${1:?usage: kernel.sh ppc64le|ppc64le-acct|ppc64le-bench|arm64|arm64-bench}
 cfg=$RPMU_TOP/tools/testing/configs
 case $guest in
-ppc64le) karch=powerpc image=vmlinux targets="vmlinux modules" frags=("$cfg/ppc64le-pseries.config") ;;
-ppc64le-acct)
-	karch=powerpc image=vmlinux targets="vmlinux modules"
-	frags=("$cfg/ppc64le-pseries.config" "$cfg/ppc64le-acct.config")
-	;;
-ppc64le-bench)
-	karch=powerpc image=vmlinux targets="vmlinux modules"
-	frags=("$cfg/ppc64le-pseries.config" "$cfg/bench.config")
-	;;
-arm64) karch=arm64 image=arch/arm64/boot/Image targets="Image modules" frags=("$cfg/arm64-virt.config") ;;
-arm64-bench)
-	karch=arm64 image=arch/arm64/boot/Image targets="Image modules"
-	frags=("$cfg/arm64-virt.config" "$cfg/bench.config" "$cfg/arm64-bench.config")
-	;;
+ppc64le) frags=("$cfg/ppc64le-pseries.config") ;;
+ppc64le-acct) frags=("$cfg/ppc64le-pseries.config" "$cfg/ppc64le-acct.config") ;;
+ppc64le-bench) frags=("$cfg/ppc64le-pseries.config" "$cfg/bench.config") ;;
+arm64) frags=("$cfg/arm64-virt.config") ;;
+arm64-bench) frags=("$cfg/arm64-virt.config" "$cfg/bench.config" "$cfg/arm64-bench.config") ;;
 *) die "unknown guest kernel $guest" ;;
 esac
+guest_arch "$guest"
+image=$kimage targets="${kimage##*/} modules"
 
 # --- source ---------------------------------------------------------------
 fetch_source() {
@@ -71,8 +64,7 @@ if [ ! -f "$src/.rpmu-ready" ]; then
 fi
 
 # --- build ----------------------------------------------------------------
-export RUSTUP_TOOLCHAIN=$RUST_TOOLCHAIN
-export PATH=$RPMU_CACHE/bindgen-$BINDGEN_VERSION/bin:$PATH
+use_toolchain
 tools="$(rustc --version) $(bindgen --version) $(clang$LLVM_SUFFIX --version | head -n1)"
 key=$guest-$src_key-$(content_hash "${frags[@]}" -s "$tools")
 out=$RPMU_CACHE/build/$key

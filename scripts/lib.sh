@@ -17,6 +17,32 @@ RUST_TOOLCHAIN=${RUST_TOOLCHAIN:-1.95.0}
 BINDGEN_VERSION=${BINDGEN_VERSION:-0.73.2}
 LLVM_SUFFIX=-19
 
+# The guest architectures, in one table. A guest is an architecture, with
+# a suffix for another kernel configuration of it (ppc64le-acct,
+# arm64-bench). Sets karch (the kernel's ARCH), kimage (the image the
+# kernel build makes), cross (the C cross-compiler prefix), debarch (the
+# Debian architecture) and rtarget (the Rust target).
+guest_arch() {
+	case $1 in
+	ppc64le*)
+		karch=powerpc kimage=vmlinux cross=powerpc64le-linux-gnu- debarch=ppc64el
+		rtarget=powerpc64le-unknown-linux-gnu
+		;;
+	arm64*)
+		karch=arm64 kimage=arch/arm64/boot/Image cross=aarch64-linux-gnu- debarch=arm64
+		rtarget=aarch64-unknown-linux-gnu
+		;;
+	*) die "unknown guest $1" ;;
+	esac
+}
+
+# The tools the kernels and modules are built with: the pinned rustc, and
+# the bindgen built into the cache.
+use_toolchain() {
+	export RUSTUP_TOOLCHAIN=$RUST_TOOLCHAIN
+	export PATH=$RPMU_CACHE/bindgen-$BINDGEN_VERSION/bin:$PATH
+}
+
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 warn() { printf '[%s] WARNING: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '[%s] ERROR: %s\n' "$(date +%H:%M:%S)" "$*" >&2; exit 1; }

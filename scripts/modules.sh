@@ -18,8 +18,7 @@ rsync -a --delete --exclude /build --exclude /target --exclude .git \
 	--exclude /.kernel --exclude /build.log --exclude '.*.d' --exclude '*.rmeta' \
 	"$RPMU_TOP/" "$out/"
 echo "$stamp" >"$out/.kernel"
-export RUSTUP_TOOLCHAIN=$RUST_TOOLCHAIN
-export PATH=$RPMU_CACHE/bindgen-$BINDGEN_VERSION/bin:$PATH
+use_toolchain
 make -C "$kdir" M="$out" ARCH="$karch" LLVM="$LLVM_SUFFIX" -j"$(nproc)" modules \
 	>"$out/build.log" 2>&1 || { grep -E '^(error|ERROR)' -A 12 "$out/build.log" >&2; die "module build failed; see $out/build.log"; }
 log "modules: $(cd "$out" && find . -name '*.ko' | sort | tr '\n' ' ')"

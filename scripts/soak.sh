@@ -235,8 +235,8 @@ if [ "$left" != 0 ]; then
 	# side by side.
 	for g in ppc64le arm64; do
 		k=$("$RPMU_TOP/scripts/kernel.sh" "$g")
-		case $g in ppc64le) a=powerpc ;; *) a=arm64 ;; esac
-		"$RPMU_TOP/scripts/modules.sh" "$k" "$a" >/dev/null
+		guest_arch "$g"
+		"$RPMU_TOP/scripts/modules.sh" "$k" "$karch" >/dev/null
 		"$RPMU_TOP/scripts/guest-perf.sh" "$g" "$(readlink -f "$k/source")" >/dev/null
 	done
 	pending | xargs -r -P "${SOAK_JOBS:-2}" -n 1 "$RPMU_TOP/scripts/soak.sh" --job || true

@@ -20,22 +20,12 @@ kdir=${RPMU_KDIR:-$("$top/scripts/kernel.sh" "$guest")}
 src=$(readlink -f "$kdir/source")
 perf=$("$top/scripts/guest-perf.sh" "${guest%-acct}" "$src")
 
-case $guest in
-ppc64le*)
-	karch=powerpc cross=powerpc64le-linux-gnu- bbarch=ppc64el
-	rtarget=powerpc64le-unknown-linux-gnu
-	qemu=(qemu-system-ppc64 -M pseries -cpu power9 -m 2G -smp 2 -kernel "$kdir/vmlinux")
-	console=hvc0
-	;;
-arm64)
-	karch=arm64 cross=aarch64-linux-gnu- bbarch=arm64
-	rtarget=aarch64-unknown-linux-gnu
-	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57 -m 1G -smp 2
-		-kernel "$kdir/arch/arm64/boot/Image")
-	console=ttyAMA0
-	;;
-*) die "unsupported guest $guest" ;;
+guest_arch "$guest"
+case $karch in
+powerpc) qemu=(qemu-system-ppc64 -M pseries -cpu power9 -m 2G -smp 2) console=hvc0 ;;
+arm64) qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57 -m 1G -smp 2) console=ttyAMA0 ;;
 esac
+qemu+=(-kernel "$kdir/$kimage")
 
 # Modules: rebuilt from clean whenever the kernel build changes.
 moddir=$("$top/scripts/modules.sh" "$kdir" "$karch")
@@ -44,7 +34,7 @@ moddir=$("$top/scripts/modules.sh" "$kdir" "$karch")
 work=$top/build/guest-$(basename "$logf" .log)
 rm -rf "$work/root"
 mkdir -p "$work/root"/{bin,t,lib/modules/rpmu}
-bb=$(cached_deb busybox-static "$bbarch")
+bb=$(cached_deb busybox-static "$debarch")
 dpkg-deb --fsys-tarfile "$bb" | tar -x -O ./bin/busybox >"$work/root/bin/busybox"
 chmod +x "$work/root/bin/busybox"
 ln -s busybox "$work/root/bin/sh"
@@ -70,7 +60,7 @@ done
 case ,$plan, in
 *,trinity,*)
 	for pkg in trinity libc6 libgcc-s1; do
-		deb=$(cached_deb "$pkg" "$bbarch")
+		deb=$(cached_deb "$pkg" "$debarch")
 		dpkg-deb -x "$deb" "$work/root"
 	done
 	rm -rf "$work/root/usr/share"
@@ -83,7 +73,7 @@ case ,$plan, in
 	mkdir -p "$work/root/t/perf-tests/shell/lib"
 	cp "$src"/tools/perf/tests/shell/{stat_all_pmu.sh,list.sh} "$work/root/t/perf-tests/shell/"
 	cp "$src"/tools/perf/tests/shell/lib/setup_python.sh "$work/root/t/perf-tests/shell/lib/"
-	deb=$(cached_deb bash-static "$bbarch")
+	deb=$(cached_deb bash-static "$debarch")
 	dpkg-deb --fsys-tarfile "$deb" | tar -x -O ./bin/bash-static >"$work/root/bin/bash"
 	chmod +x "$work/root/bin/bash"
 	;;

@@ -65,49 +65,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static int test_no, failures;
-
-static void ktap(int ok, const char *name)
-{
-	printf("%sok %d %s\n", ok ? "" : "not ", ++test_no, name);
-	fflush(stdout);
-	failures += !ok;
-}
-
-static long read_long(const char *fmt, const char *arg)
-{
-	char path[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), fmt, arg);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-static int pmu_type(const char *pmu)
-{
-	return (int)read_long("/sys/bus/event_source/devices/%s/type", pmu);
-}
-
-static int open_event(struct perf_event_attr *a, pid_t pid, int cpu, int group)
-{
-	return syscall(SYS_perf_event_open, a, pid, cpu, group, 0);
-}
-
-static void attr(struct perf_event_attr *a, int type, unsigned long long config)
-{
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->type = type;
-	a->config = config;
-	a->sample_period = 1000000;
-}
+#include "pmu_test.h"
 
 /* The sequence number of the newest kernel log record. */
 static long long kmsg_last_seq(void)
@@ -168,9 +126,9 @@ static int open_with_aux(const char *pmu, unsigned long long config, int cpu, in
 	void *ra;
 	int fa;
 
-	attr(&a, pmu_type(pmu), config);
+	attr_init(&a, pmu_type(pmu), config);
 	a.disabled = disabled;
-	fa = open_event(&a, -1, cpu, -1);
+	fa = perf_open(&a, -1, cpu, -1);
 	ktap(fa >= 0, "event A opens");
 	if (fa < 0)
 		return -1;
@@ -200,11 +158,8 @@ static int aux_orphan(const char *pmu, const char *module, unsigned long long co
 		return 1;
 	ra = up;
 
-	memset(&b, 0, sizeof(b));
-	b.size = sizeof(b);
-	b.type = PERF_TYPE_SOFTWARE;
-	b.config = PERF_COUNT_SW_DUMMY;
-	fb = open_event(&b, -1, cpu, -1);
+	attr_sw(&b, PERF_COUNT_SW_DUMMY);
+	fb = perf_open(&b, -1, cpu, -1);
 	ktap(fb >= 0 && ioctl(fb, PERF_EVENT_IOC_SET_OUTPUT, fa) == 0,
 	     "software event B redirects its output into A's ring");
 	/* An alias of the ring itself is refused (-EBUSY since Linux 6.x);
@@ -246,17 +201,14 @@ static int aux_foreign(const char *pmu, unsigned long long config, const char *o
 	if (fa < 0)
 		return 1;
 
-	memset(&sw, 0, sizeof(sw));
-	sw.size = sizeof(sw);
-	sw.type = PERF_TYPE_SOFTWARE;
-	sw.config = PERF_COUNT_SW_DUMMY;
-	fs = open_event(&sw, -1, cpu, -1);
+	attr_sw(&sw, PERF_COUNT_SW_DUMMY);
+	fs = perf_open(&sw, -1, cpu, -1);
 	ktap(fs >= 0 && ioctl(fs, PERF_EVENT_IOC_SET_OUTPUT, fa) == 0,
 	     "software event S redirects into A's ring");
-	attr(&b, pmu_type(other), 0x77);
+	attr_init(&b, pmu_type(other), 0x77);
 	b.sample_period = 0;
 	b.disabled = 1;
-	fb = open_event(&b, -1, cpu, -1);
+	fb = perf_open(&b, -1, cpu, -1);
 	ktap(fb >= 0, "event B of the second AUX PMU opens");
 	if (fb < 0)
 		return 1;
@@ -291,17 +243,14 @@ static int open_sw_group(const char *pmu, unsigned long long config, unsigned lo
 {
 	struct perf_event_attr a, b;
 
-	attr(&a, pmu_type(pmu), config);
+	attr_init(&a, pmu_type(pmu), config);
 	a.sample_period = period;
-	*fa = open_event(&a, -1, cpu, -1);
+	*fa = perf_open(&a, -1, cpu, -1);
 	ktap(*fa >= 0, "leader opens on the PMU");
 	if (*fa < 0)
 		return -1;
-	memset(&b, 0, sizeof(b));
-	b.size = sizeof(b);
-	b.type = PERF_TYPE_SOFTWARE;
-	b.config = PERF_COUNT_SW_CPU_CLOCK;
-	*fb = open_event(&b, -1, cpu, *fa);
+	attr_sw(&b, PERF_COUNT_SW_CPU_CLOCK);
+	*fb = perf_open(&b, -1, cpu, *fa);
 	ktap(*fb >= 0, "software event joins the leader's group");
 	if (*fb < 0)
 		return -1;
@@ -397,14 +346,11 @@ static int ghost_leader(int cpu)
 	unsigned long long v[1];
 	int fl, fs;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CPU_CLOCK;
-	fl = open_event(&a, -1, cpu, -1);
+	attr_sw(&a, PERF_COUNT_SW_CPU_CLOCK);
+	fl = perf_open(&a, -1, cpu, -1);
 	ktap(fl >= 0, "software leader opens");
 	ktap(set_online(cpu, 0) && set_online(cpu, 1), "its CPU goes offline and online");
-	fs = open_event(&a, -1, cpu, fl);
+	fs = perf_open(&a, -1, cpu, fl);
 	ktap(fs < 0 && errno == ENODEV, "a sibling cannot join a leader that hotplug removed (ENODEV)");
 	if (fs < 0)
 		return failures != 0;
@@ -425,18 +371,18 @@ static int refuse_loop(const char *pmu, long n)
 	char line[160];
 
 	/* Hold one event on CPU 0 so that a second one is refused (EBUSY). */
-	attr(&a, type, 0x1);
-	held = open_event(&a, -1, 0, -1);
+	attr_init(&a, type, 0x1);
+	held = perf_open(&a, -1, 0, -1);
 	s0 = kmsg_last_seq();
 	for (long i = 0; i < n; i++) {
 		switch (i % 5) {
-		case 0: attr(&a, type, 0x3); break;			/* EINVAL */
-		case 1: attr(&a, type, 0x1); a.sample_period = 0; break; /* EOPNOTSUPP */
-		case 2: attr(&a, type, 0x1); a.sample_type = PERF_SAMPLE_BRANCH_STACK; break;
-		case 3: attr(&a, type, 0x1); a.exclude_kernel = 1; break; /* core: EINVAL */
-		default: attr(&a, type, 0x1); break;			/* EBUSY */
+		case 0: attr_init(&a, type, 0x3); break;			/* EINVAL */
+		case 1: attr_init(&a, type, 0x1); a.sample_period = 0; break; /* EOPNOTSUPP */
+		case 2: attr_init(&a, type, 0x1); a.sample_type = PERF_SAMPLE_BRANCH_STACK; break;
+		case 3: attr_init(&a, type, 0x1); a.exclude_kernel = 1; break; /* core: EINVAL */
+		default: attr_init(&a, type, 0x1); break;			/* EBUSY */
 		}
-		fd = open_event(&a, -1, 0, -1);
+		fd = perf_open(&a, -1, 0, -1);
 		if (fd >= 0)
 			close(fd);
 		else
@@ -464,9 +410,9 @@ static int period(const char *pmu, unsigned long long config, int cpu)
 	char line[160];
 	int fd;
 
-	attr(&a, pmu_type(pmu), config);
+	attr_init(&a, pmu_type(pmu), config);
 	a.sample_period = 100000000; /* 100 ms: ~300 entries a poll, > 85 */
-	fd = open_event(&a, -1, cpu, -1);
+	fd = perf_open(&a, -1, cpu, -1);
 	ktap(fd >= 0, "event opens at a 100 ms period");
 	if (fd < 0)
 		return 1;

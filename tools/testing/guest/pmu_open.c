@@ -46,44 +46,18 @@
 #include <time.h>
 #include <unistd.h>
 
-static int test_no;
-static int failures;
+#include "pmu_test.h"
 
-static void ktap(int ok, const char *name)
-{
-	printf("%sok %d %s\n", ok ? "" : "not ", ++test_no, name);
-	fflush(stdout);
-	failures += !ok;
-}
-
-static int pmu_type(const char *pmu)
-{
-	char path[256];
-	FILE *f;
-	int type = -1;
-
-	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
-	f = fopen(path, "r");
-	if (!f || fscanf(f, "%d", &type) != 1)
-		type = -1;
-	if (f)
-		fclose(f);
-	return type;
-}
-
+/* As attr_init, disabled. */
 static void base_attr(struct perf_event_attr *a, int type, unsigned long long config)
 {
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->type = type;
-	a->config = config;
-	a->sample_period = 1000000;
+	attr_init(a, type, config);
 	a->disabled = 1;
 }
 
 static int open_event(struct perf_event_attr *a, pid_t pid, int cpu)
 {
-	return syscall(SYS_perf_event_open, a, pid, cpu, -1, 0);
+	return perf_open(a, pid, cpu, -1);
 }
 
 /* Opens and expects `want` (0: success). Returns the fd or -1. */
@@ -288,10 +262,7 @@ static int uncore_table(const char *pmu, const char *other_pmu)
 	fd = expect_member(&a, lead, 0, EINVAL, "member on another hardware PMU");
 	if (fd >= 0)
 		close(fd);
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr_sw(&a, PERF_COUNT_SW_CPU_CLOCK);
 	fd = expect_member(&a, lead, 0, 0, "software member");
 	if (fd >= 0)
 		close(fd);
