@@ -9,7 +9,8 @@
  * raw_spin_lock_irq_disable() and its pair (7.3): interrupts disabled while
  * the lock is held, counted per CPU, and enabled again only when the last
  * such lock on the CPU is released, whatever the order of release. Before
- * 7.3 the count is kept here.
+ * 7.3 the count is kept here, per CPU and per module (each module compiles
+ * this file): a module's guards never hold another module's locks.
  */
 #ifndef raw_spin_lock_irq_disable
 static DEFINE_PER_CPU(unsigned long, rpmu_irq_depth);
@@ -45,10 +46,14 @@ static bool rpmu_compat_trylock_irq_disable(raw_spinlock_t *lock)
 	return false;
 }
 
+/* Preemption comes back after interrupts, as in 7.3, so a reschedule
+ * requested meanwhile is not missed. */
 static void rpmu_compat_unlock_irq_enable(raw_spinlock_t *lock)
 {
+	preempt_disable();
 	raw_spin_unlock(lock);
 	rpmu_irq_enable();
+	preempt_enable();
 }
 
 #define raw_spin_lock_irq_disable(lock) rpmu_compat_lock_irq_disable(lock)

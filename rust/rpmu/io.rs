@@ -46,8 +46,9 @@ impl<'a> SharedBytes<'a> {
     ///
     /// # Safety
     ///
-    /// `ptr` must be valid for reads of `len` bytes for `'a`. Another agent
-    /// may write them meanwhile.
+    /// `ptr` must be valid for reads of `len` bytes for `'a`, and the bytes
+    /// must not overlap any AUX area they may be copied into (they are
+    /// copied with `memcpy`). Another agent may write them meanwhile.
     pub unsafe fn new(ptr: NonNull<u8>, len: usize) -> Self {
         // INVARIANT: The caller's guarantee.
         Self {
@@ -69,7 +70,7 @@ impl<'a> SharedBytes<'a> {
 
     /// The first byte, valid for reads of [`Self::len`] bytes for `'a`
     /// (type invariant).
-    pub(crate) fn as_ptr(&self) -> *const u8 {
+    pub(in crate::rpmu) fn as_ptr(&self) -> *const u8 {
         self.ptr.as_ptr()
     }
 }
@@ -85,7 +86,7 @@ pub struct MemWindow {
 
 impl MemWindow {
     /// Reads a `struct resource`, if it describes memory.
-    pub(crate) fn from_resource(res: &bindings::resource) -> Option<Self> {
+    pub(in crate::rpmu) fn from_resource(res: &bindings::resource) -> Option<Self> {
         if (res.flags & bindings::IORESOURCE_MEM as usize) == 0 || res.end < res.start {
             return None;
         }

@@ -435,8 +435,8 @@ impl<T: PmuDriver> AuxWindow<'_, '_, T> {
         // are within the `size`-byte mapping and, the window being at most
         // `size` bytes, do not overlap; perf granted them to this
         // transaction. `from` is valid for reads of `n = first + rest` bytes
-        // (`SharedBytes` invariant), which another agent may write: the
-        // kernel's `memcpy` copies them as bytes.
+        // and does not overlap an AUX area (`SharedBytes` invariant); another
+        // agent may write them: the kernel's `memcpy` copies them as bytes.
         unsafe {
             bindings::rpmu_memcpy(base.add(at).cast(), from.cast(), first);
             bindings::rpmu_memcpy(base.cast(), from.add(first).cast(), rest);

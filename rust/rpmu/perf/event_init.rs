@@ -83,7 +83,7 @@ impl EventInit<'_> {
     }
 
     /// Whether any `exclude_*` attribute is set (`event_has_any_exclude_flag()`).
-    pub(crate) fn has_exclude(&self) -> bool {
+    pub(in crate::rpmu) fn has_exclude(&self) -> bool {
         let a = self.attr();
         a.exclude_idle() != 0
             || a.exclude_user() != 0

@@ -38,7 +38,7 @@ impl Capabilities {
     }
 
     /// The raw `PERF_PMU_CAP_*` bits.
-    pub(crate) const fn bits(self) -> u32 {
+    pub(in crate::rpmu) const fn bits(self) -> u32 {
         self.0
     }
 }
@@ -62,7 +62,7 @@ impl_flags!(
 
 impl EventFlags {
     /// Keeps the `PERF_EF_*` bits perf passed that this type knows.
-    pub(crate) fn from_raw(raw: c_int) -> Self {
+    pub(in crate::rpmu) fn from_raw(raw: c_int) -> Self {
         Self(raw as u32 & Self::all_bits())
     }
 }
@@ -87,12 +87,12 @@ impl HwState {
     pub const RUNNING: Self = Self(0);
 
     /// Keeps the bits this type knows.
-    pub(crate) fn from_raw(raw: c_int) -> Self {
+    pub(in crate::rpmu) fn from_raw(raw: c_int) -> Self {
         Self(raw as u32 & Self::all_bits())
     }
 
     /// The raw bits.
-    pub(crate) fn raw(self) -> c_int {
+    pub(in crate::rpmu) fn raw(self) -> c_int {
         self.0 as c_int
     }
 }
@@ -113,7 +113,7 @@ pub enum TaskContext {
 }
 
 impl TaskContext {
-    pub(crate) const fn raw(self) -> c_int {
+    pub(in crate::rpmu) const fn raw(self) -> c_int {
         match self {
             TaskContext::Invalid => -1,
             TaskContext::Hardware => 0,

@@ -70,7 +70,8 @@ const REREGISTERED: u32 = 2;
 /// # Invariants
 ///
 /// - `cpu` is a possible CPU (checked by `new`).
-/// - An `Own` ring stays allocated while the hypervisor may write it: while
+/// - An `Own` ring is allocated, and does not move (it is boxed), until
+///   `Drop`; it stays allocated while the hypervisor may write it: while
 ///   `registered` is true, and for ever after a displacement (see `Drop`).
 /// - A `Kernel` ring points at the CPU's `dispatch_log`, allocated at boot
 ///   and never freed under native accounting.

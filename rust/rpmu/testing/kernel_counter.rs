@@ -31,29 +31,54 @@ impl KernelCounter {
     /// on `cpu`. Errors are what the PMU's `event_init` (or perf core)
     /// returned.
     pub fn new(pmu_type: u32, config: u64, cpu: CpuId) -> Result<Self> {
-        Self::open(pmu_type, config, cpu, false)
+        Self::open(pmu_type, config, Some(cpu), |_| {})
     }
 
     /// As [`Self::new`], with `exclude_user` set.
     pub fn new_excluding_user(pmu_type: u32, config: u64, cpu: CpuId) -> Result<Self> {
-        Self::open(pmu_type, config, cpu, true)
+        Self::open(pmu_type, config, Some(cpu), |a| a.set_exclude_user(1))
     }
 
-    fn open(pmu_type: u32, config: u64, cpu: CpuId, exclude_user: bool) -> Result<Self> {
+    /// As [`Self::new`], with `inherit` set (which a CPU-wide event may
+    /// carry: `perf record -a` sets it).
+    pub fn new_inherited(pmu_type: u32, config: u64, cpu: CpuId) -> Result<Self> {
+        Self::open(pmu_type, config, Some(cpu), |a| a.set_inherit(1))
+    }
+
+    /// Opens an enabled counting event that follows the current task on any
+    /// CPU, and that its children inherit if `inherit`.
+    pub fn new_on_current_task(pmu_type: u32, config: u64, inherit: bool) -> Result<Self> {
+        Self::open(pmu_type, config, None, |a| {
+            a.set_inherit(u64::from(inherit))
+        })
+    }
+
+    fn open(
+        pmu_type: u32,
+        config: u64,
+        cpu: Option<CpuId>,
+        set: impl FnOnce(&mut bindings::perf_event_attr),
+    ) -> Result<Self> {
         let mut attr = bindings::perf_event_attr {
             type_: pmu_type,
             size: core::mem::size_of::<bindings::perf_event_attr>() as u32,
             config,
             ..Default::default()
         };
-        attr.set_exclude_user(u64::from(exclude_user));
-        // SAFETY: `attr` is a valid attribute that perf copies; no task, no
-        // overflow handler.
+        set(&mut attr);
+        // A CPU-wide event has no task; a per-task one is on CPU -1.
+        let (cpu, task) = match cpu {
+            Some(cpu) => (i32::from(cpu), core::ptr::null_mut()),
+            None => (-1, kernel::task::Task::current_raw().cast()),
+        };
+        // SAFETY: `attr` is a valid attribute that perf copies; `task` is
+        // null or the current task, which outlives this call (perf takes
+        // its own reference); no overflow handler.
         let p = unsafe {
             bindings::perf_event_create_kernel_counter(
                 &mut attr,
-                i32::from(cpu),
-                core::ptr::null_mut(),
+                cpu,
+                task,
                 None,
                 core::ptr::null_mut(),
             )

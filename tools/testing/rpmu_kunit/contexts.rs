@@ -3,21 +3,27 @@
 //! KUnit for what the abstraction guarantees at run time rather than by
 //! type: the event's timer never runs once perf has stopped the event (the
 //! abstraction cancels it after `stop` and `del`; the test PMU cancels
-//! nothing itself), and guards of two `RawSpinLockIrq` locks may be dropped
-//! in either order without interrupts coming back on under a held lock.
+//! nothing itself); guards of two `RawSpinLockIrq` locks may be dropped in
+//! either order without interrupts coming back on under a held lock; an
+//! inherited per-task event of an AUX PMU is refused before the driver sees
+//! it; and `migrate_context` refuses the CPU going offline as the target.
 
 use crate::{
     perf::add_stopped,
     rpmu::{
-        cpu::CpuId,
+        cpu::{
+            hotplug::{HotplugCallbacks, HotplugInstance, HotplugState, Offline},
+            CpuId,
+        },
         module::this_module,
         perf::{
-            AttrGroup, AttrValue, Capabilities, Capability, Event, EventFlags, EventInit, HwState,
-            HwStateBit, PmuDriver, Reading, Registration, TaskContext, TimerRestart,
+            AttrGroup, AttrValue, AuxBuffer, Capabilities, Capability, Event, EventFlags,
+            EventInit, HwState, HwStateBit, PmuDriver, Process, Reading, Registration, TaskContext,
+            TimerRestart,
         },
         sync::{new_raw_spinlock, RawSpinLockIrq},
     },
-    rpmu_testing::{irqs_disabled, kernel_counter::KernelCounter},
+    rpmu_testing::{cpu_down, cpu_up, irqs_disabled, kernel_counter::KernelCounter},
 };
 use kernel::{
     prelude::*,
@@ -31,7 +37,11 @@ static FIRED: Atomic<u32> = Atomic::new(0);
 /// Expiries seen while the event was not started: must stay 0.
 static FIRED_STOPPED: Atomic<u32> = Atomic::new(0);
 
-/// A PMU whose started events run a 100 µs timer; it never cancels it.
+/// Calls of [`TimerPmu::event_init`].
+static INITS: Atomic<u32> = Atomic::new(0);
+
+/// A PMU whose started events run a 100 µs timer; it never cancels it. It
+/// has an AUX area (`setup_aux`), which the events of these tests never map.
 struct TimerPmu;
 
 #[vtable]
@@ -42,6 +52,7 @@ impl PmuDriver for TimerPmu {
     const TASK_CONTEXT: TaskContext = TaskContext::Invalid;
 
     fn event_init(&self, _e: &mut EventInit<'_>) -> Result<impl PinInit<(), Error>> {
+        INITS.add(1, Relaxed);
         Ok(Ok::<(), Error>(()))
     }
 
@@ -71,6 +82,38 @@ impl PmuDriver for TimerPmu {
             FIRED_STOPPED.add(1, Relaxed);
         }
         TimerRestart::After(Delta::from_micros(100))
+    }
+
+    fn setup_aux(&self, _ev: &Event<Self, Process>, _buf: &AuxBuffer) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// A [`TimerPmu`] whose events follow a designated CPU: when it goes
+/// offline, the hotplug callback moves them, first trying the CPU going
+/// offline itself, then CPU 0.
+struct Migrator {
+    reg: Registration<TimerPmu>,
+    /// `migrate_context` to the CPU going offline: refused (false) or not.
+    to_self: Atomic<u32>,
+    /// `migrate_context` to CPU 0.
+    to_zero: Atomic<u32>,
+}
+
+impl HotplugCallbacks for Migrator {
+    fn online(&self, _cpu: CpuId) -> Result {
+        Ok(())
+    }
+
+    fn offline(&self, cx: &Offline<'_>) -> Result {
+        let zero = CpuId::from_u32(0).ok_or(EINVAL)?;
+        if cx.cpu() != zero {
+            let to_self = self.reg.migrate_context(cx, cx.cpu());
+            self.to_self.store(u32::from(to_self), Relaxed);
+            let to_zero = self.reg.migrate_context(cx, zero);
+            self.to_zero.store(u32::from(to_zero), Relaxed);
+        }
+        Ok(())
     }
 }
 
@@ -133,5 +176,80 @@ mod cases {
         assert!(irqs_disabled());
         drop(gb);
         assert!(!irqs_disabled());
+    }
+
+    // These two assert only after undoing what they did: a failed KUnit
+    // assertion ends the test without running destructors, which would
+    // leave a PMU registered, a hotplug state set up or CPU 1 offline.
+
+    #[test]
+    fn inherited_task_event_of_aux_pmu_refused() {
+        let r = Registration::new(
+            this_module(),
+            c"rpmu_kunit_inherit",
+            Ok::<_, Error>(TimerPmu),
+            &GROUPS,
+        )
+        .expect("register");
+        let cpu = CpuId::from_u32(0).unwrap_or_else(CpuId::current);
+        let before = INITS.load(Relaxed);
+        // Inherited, per task: refused by the abstraction, the driver never
+        // asked.
+        let inherited = KernelCounter::new_on_current_task(r.pmu_type(), 1, true).err();
+        let inits_inherited = INITS.load(Relaxed);
+        // Not inherited: the driver is asked (perf then refuses the task
+        // event itself: the PMU has no task context).
+        let per_task = KernelCounter::new_on_current_task(r.pmu_type(), 1, false).err();
+        let inits_per_task = INITS.load(Relaxed);
+        // Inherited and CPU-wide (`perf record -a` sets inherit): accepted.
+        let cpu_wide = KernelCounter::new_inherited(r.pmu_type(), 1, cpu).map(drop);
+        drop(r);
+        assert_eq!(inherited, Some(EINVAL));
+        assert_eq!(inits_inherited, before);
+        assert_eq!(per_task, Some(EINVAL));
+        assert_eq!(inits_per_task, before + 1);
+        assert!(cpu_wide.is_ok());
+    }
+
+    #[test]
+    fn migrate_context_refuses_the_cpu_going_offline() {
+        let one = CpuId::from_u32(1).expect("cpu 1");
+        let reg = Registration::new(
+            this_module(),
+            c"rpmu_kunit_migrate",
+            Ok::<_, Error>(TimerPmu),
+            &GROUPS,
+        )
+        .expect("register");
+        let pmu_type = reg.pmu_type();
+        let state = HotplugState::<Migrator>::new(c"rpmu/kunit:migrate").expect("state");
+        let inst = HotplugInstance::new(
+            &state,
+            Migrator {
+                reg,
+                to_self: Atomic::new(u32::MAX),
+                to_zero: Atomic::new(u32::MAX),
+            },
+        )
+        .expect("instance");
+        let ev = KernelCounter::new(pmu_type, 1, one);
+        let opened = ev.is_ok();
+        let down = cpu_down(one).is_ok();
+        // The event's timer runs on, on CPU 0, while CPU 1 is offline.
+        let fired = FIRED.load(Relaxed);
+        fsleep(Delta::from_millis(20));
+        let moved = FIRED.load(Relaxed) > fired;
+        let to_self = inst.data().to_self.load(Relaxed);
+        let to_zero = inst.data().to_zero.load(Relaxed);
+        let up = down && cpu_up(one).is_ok();
+        drop(ev);
+        drop(inst);
+        drop(state);
+        assert!(opened && down && up);
+        // The CPU going offline is refused as the target; CPU 0 is taken,
+        // and the event runs there.
+        assert_eq!(to_self, 0);
+        assert_eq!(to_zero, 1);
+        assert!(moved);
     }
 }

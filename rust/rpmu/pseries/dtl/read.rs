@@ -36,12 +36,14 @@ impl DtlBuffer {
         // Both at most `DTL_BYTES` (`slot + len <= DTL_ENTRIES`): never fail.
         let at = slot.checked_mul(DTL_ENTRY_BYTES)?;
         let bytes = len.checked_mul(DTL_ENTRY_BYTES)?;
-        // Within the ring or one past its end (`at <= DTL_BYTES`): not null.
+        // Inside the ring (`at <= DTL_ENTRIES * DTL_ENTRY_BYTES < DTL_BYTES`):
+        // not null.
         let start = NonNull::new(self.base().wrapping_add(at))?;
         // SAFETY: `[at, at + bytes)` are the bytes of slots
-        // `slot..slot + len`, within the ring (checked above), which stays
-        // allocated while `self` is borrowed (invariants); the hypervisor
-        // may write them meanwhile, which `SharedBytes` allows.
+        // `slot..slot + len`, within the ring (checked above), which is
+        // allocated until `self` is dropped and so while it is borrowed
+        // (invariants), and is no AUX area; the hypervisor may write them
+        // meanwhile, which `SharedBytes` allows.
         Some(unsafe { SharedBytes::new(start, bytes) })
     }
 
