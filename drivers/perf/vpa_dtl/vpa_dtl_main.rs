@@ -23,12 +23,13 @@ pub mod rpmu;
 #[path = "logic/src/lib.rs"]
 pub mod logic;
 
-// The perf callbacks, the poll (in the hard-interrupt timer) and the
-// statistics they update: nothing in them may panic.
+// The perf callbacks, the poll (in the hard-interrupt timer), how it takes
+// entries and the statistics they update: nothing in them may panic.
 rpmu::no_panic! {
     mod pmu;
     mod poll;
     mod stats;
+    mod take;
 }
 mod sysfs;
 
