@@ -9,7 +9,10 @@ use crate::{
     logic::{
         counter::{self, Allocator},
         events::Identifier,
-        hw::{regs, Layout, OvsClear, PmuType, Version, MAX_COUNTERS},
+        hw::{
+            regs::{self, pmcr},
+            Layout, OvsClear, PmuType, Version, MAX_COUNTERS,
+        },
     },
     owner::Owner,
     rpmu::{
@@ -88,7 +91,7 @@ impl Child {
     ) -> impl PinInit<Self, Error> {
         let layout = version.layout();
         // `reset_block` left E clear; the other bits are kept as they are.
-        let pmcr = regs.read32(regs::PMCR) & !(regs::PMCR_E | regs::PMCR_P);
+        let pmcr = pmcr::P.set(pmcr::E.set(regs.read32(regs::PMCR), false), false);
         try_pin_init!(Self {
             ty,
             version,
@@ -122,11 +125,7 @@ impl Child {
     /// Sets or clears PMCR.E, which gates every counter of the sub-block;
     /// writes only on a change.
     pub(crate) fn set_global_enable(&self, hw: &mut Programmed, on: bool) {
-        let new = if on {
-            hw.pmcr | regs::PMCR_E
-        } else {
-            hw.pmcr & !regs::PMCR_E
-        };
+        let new = pmcr::E.set(hw.pmcr, on);
         if new != hw.pmcr {
             self.regs.write32(regs::PMCR, new);
             hw.pmcr = new;
@@ -253,8 +252,8 @@ pub(crate) fn reset_block(r: &Mmio, layout: &Layout) {
     // `(1 << counters) - 1` for the 1 or 4 counters of every layout,
     // without a shift or subtraction that could overflow.
     let all = layout.status_bits();
-    let pmcr = r.read32(regs::PMCR);
-    r.write32(regs::PMCR, (pmcr & !regs::PMCR_E) | regs::PMCR_P);
+    let old = r.read32(regs::PMCR);
+    r.write32(regs::PMCR, pmcr::P.set(pmcr::E.set(old, false), true));
     r.write32(regs::PMCNTENCLR, all);
     r.write32(regs::PMINTENCLR, regs::OVS_STATUS_MASK);
     let pending = r.read32(layout.ovs_status) & regs::OVS_STATUS_MASK;

@@ -6,7 +6,7 @@
 use crate::{
     block::{Child, Counter},
     logic::{
-        config::{self, Programming},
+        config::{self, ConfigError, Programming},
         counter,
         hw::{regs, MAX_COUNTERS},
     },
@@ -19,6 +19,15 @@ use crate::{
     },
 };
 use kernel::prelude::*;
+
+/// The errno `event_init` answers a refused `config`/`config1` with
+/// (Documentation/xgene-pmu.rst, "Event validation"): the logic gives the
+/// reason, the driver the errno.
+fn config_errno(why: ConfigError) -> Error {
+    match why {
+        ConfigError::EventBits | ConfigError::AgentBits | ConfigError::NoAgentFilter => EINVAL,
+    }
+}
 
 /// Per-event state: the decoded attributes, fixed at `event_init`.
 #[pin_data]
@@ -63,7 +72,7 @@ impl PmuDriver for Child {
                     ev.config1(),
                     e.reason()
                 );
-                EINVAL
+                config_errno(e)
             })?;
 
         // A group must be schedulable as a whole: same PMU (or software
@@ -81,7 +90,7 @@ impl PmuDriver for Child {
             // A saturated count still does not fit.
             on_pmu = on_pmu.saturating_add(1);
             let other = config::decode(self.ty, self.version, m.config(), m.config1())
-                .map_err(|_| EINVAL)?;
+                .map_err(config_errno)?;
             if let (Some(a), Some(b)) = (mine, Self::masks_of(&other)) {
                 if a != b {
                     pr_debug!("group members need different agent masks on one sub-block\n");

@@ -8,9 +8,9 @@ use crate::{
     device::Shared,
     hotplug::Hotplug,
     logic::{
-        self,
-        discover::{self, ActiveMasks, McbUnit},
+        discover::{self, ActiveMasks},
         hw::{regs, PmuType, Version},
+        ids,
     },
     overflow::Isr,
     owner::Owner,
@@ -58,26 +58,18 @@ fn discover(pdev: &platform::Device<Bound>, v: Version, of: bool) -> Result<Acti
         return Err(ENODEV);
     }
     let cswcr = if of {
-        Syscon::by_phandle(dev, c"regmap-csw")?.read(regs::CSW_CSWCR as u32)?
+        Syscon::by_phandle(dev, ids::DT_SYSCON_CSW)?.read(regs::CSW_CSWCR as u32)?
     } else {
-        Mmio::of_platform(pdev, logic::acpi::TOP_RES_CSW as u32)?.read32(regs::CSW_CSWCR)
+        Mmio::of_platform(pdev, ids::TOP_RES_CSW as u32)?.read32(regs::CSW_CSWCR)
     };
     if v == Version::V3 {
         return Ok(discover::v3(cswcr));
     }
     let unit = discover::v1v2_mcb(cswcr);
     let addrmr = if of {
-        let prop = match unit {
-            McbUnit::A => c"regmap-mcba",
-            McbUnit::B => c"regmap-mcbb",
-        };
-        Syscon::by_phandle(dev, prop).and_then(|s| s.read(regs::MCBADDRMR as u32))
+        Syscon::by_phandle(dev, unit.dt_syscon()).and_then(|s| s.read(regs::MCBADDRMR as u32))
     } else {
-        let res = match unit {
-            McbUnit::A => logic::acpi::TOP_RES_MCBA,
-            McbUnit::B => logic::acpi::TOP_RES_MCBB,
-        };
-        Mmio::of_platform(pdev, res as u32).map(|m| m.read32(regs::MCBADDRMR))
+        Mmio::of_platform(pdev, unit.acpi_resource() as u32).map(|m| m.read32(regs::MCBADDRMR))
     };
     let addrmr = addrmr
         .inspect_err(|e| {
@@ -94,18 +86,10 @@ fn discover(pdev: &platform::Device<Bound>, v: Version, of: bool) -> Result<Acti
 
 /// The type of a child firmware node, if it is a PMU sub-block.
 fn child_type(node: &ChildNode<'_>) -> Option<PmuType> {
-    if let Some(hid) = node.acpi_hid() {
-        return hid.to_str().ok().and_then(logic::acpi::child_type);
+    match node.acpi_hid() {
+        Some(hid) => ids::child_type(hid),
+        None => ids::dt_child_type(|c| node.is_compatible(c)),
     }
-    [
-        (c"apm,xgene-pmu-l3c", PmuType::L3c),
-        (c"apm,xgene-pmu-iob", PmuType::Iob),
-        (c"apm,xgene-pmu-mcb", PmuType::Mcb),
-        (c"apm,xgene-pmu-mc", PmuType::Mc),
-    ]
-    .into_iter()
-    .find(|(c, _)| node.is_compatible(c))
-    .map(|(_, t)| t)
 }
 
 /// Registers the PMU of one child node, if it is an active sub-block.
@@ -122,7 +106,7 @@ fn add_child(
     let Some(ty) = child_type(node) else {
         return Ok(());
     };
-    let bit = node.read_u32(c"enable-bit-index").unwrap_or(0);
+    let bit = node.read_u32(ids::ENABLE_BIT_PROPERTY).unwrap_or(0);
     if bit > 31 {
         pr_warn!(
             "{}: enable-bit-index {} out of range 0-31, skipped\n",
@@ -167,7 +151,7 @@ impl<'bound> XgenePmuDevice<'bound> {
     pub(crate) fn probe(pdev: &'bound platform::Device<Bound>, v: Version) -> Result<Self> {
         let dev: &device::Device<Bound> = pdev.as_ref();
         let of = firmware::is_of(dev);
-        let pcp = Mmio::of_platform(pdev, logic::acpi::TOP_RES_PCP as u32).inspect_err(|e| {
+        let pcp = Mmio::of_platform(pdev, ids::TOP_RES_PCP as u32).inspect_err(|e| {
             if *e == ENODEV {
                 dev_err!(dev, "no register window\n");
             }
@@ -231,11 +215,7 @@ impl<'bound> XgenePmuDevice<'bound> {
         dev_info!(
             dev,
             "X-Gene PMU version {}: {} PMUs, counting on CPU {}\n",
-            match v {
-                Version::V1 => 1,
-                Version::V2 => 2,
-                Version::V3 => 3,
-            },
+            v.number(),
             shared.pmus.len(),
             u32::from(shared.owner.cpu())
         );

@@ -13,7 +13,7 @@
 
 use crate::{
     block::Child,
-    logic::hw::{PmuType, Version},
+    logic::hw::{PerGeneration, PerType, PmuType, Version},
     rpmu::perf::{AttrGroup, AttrValue, SysfsWriter},
 };
 use kernel::prelude::*;
@@ -69,20 +69,34 @@ groups!(G_IOB_SLOW_V3, FMT_IOB_SLOW_V3, &gen::EVENTS_IOB_SLOW_V3);
 groups!(G_MCB_V3, FMT_MCB_V3, &gen::EVENTS_MCB_V3);
 groups!(G_MC_V3, FMT_MC_V3, &gen::EVENTS_MC_V3);
 
+/// The sysfs groups of each sub-block type, by generation, as
+/// `logic::blocks::BLOCK_TYPES` gives its tables (`None`: the type does not
+/// exist there).
+static GROUPS: PerType<PerGeneration<Option<&[AttrGroup<Child>]>>> = PerType {
+    l3c: PerGeneration {
+        v1v2: Some(&G_L3C_V12),
+        v3: Some(&G_L3C_V3),
+    },
+    iob: PerGeneration {
+        v1v2: Some(&G_IOB_V12),
+        v3: Some(&G_IOB_V3),
+    },
+    iob_slow: PerGeneration {
+        v1v2: None,
+        v3: Some(&G_IOB_SLOW_V3),
+    },
+    mcb: PerGeneration {
+        v1v2: Some(&G_MCB_V12),
+        v3: Some(&G_MCB_V3),
+    },
+    mc: PerGeneration {
+        v1v2: Some(&G_MC_V12),
+        v3: Some(&G_MC_V3),
+    },
+};
+
 /// The sysfs groups of a sub-block type on a version, or `None` if the
 /// combination does not exist (IOB-slow is an X-Gene 3 block).
 pub(crate) fn attr_groups(ty: PmuType, v: Version) -> Option<&'static [AttrGroup<Child>]> {
-    let v3 = v == Version::V3;
-    Some(match (ty, v3) {
-        (PmuType::L3c, false) => &G_L3C_V12,
-        (PmuType::Iob, false) => &G_IOB_V12,
-        (PmuType::Mcb, false) => &G_MCB_V12,
-        (PmuType::Mc, false) => &G_MC_V12,
-        (PmuType::IobSlow, false) => return None,
-        (PmuType::L3c, true) => &G_L3C_V3,
-        (PmuType::Iob, true) => &G_IOB_V3,
-        (PmuType::IobSlow, true) => &G_IOB_SLOW_V3,
-        (PmuType::Mcb, true) => &G_MCB_V3,
-        (PmuType::Mc, true) => &G_MC_V3,
-    })
+    *GROUPS.get(ty).get(v)
 }

@@ -40,7 +40,10 @@ mod probe;
 mod sysfs;
 
 use kernel::{acpi, device::Core, of, platform, prelude::*};
-use logic::hw::Version;
+use logic::{
+    hw::Version,
+    ids::{ACPI_DEVICES, OF_DEVICES},
+};
 
 // Registered with `suppress_bind_attrs`: unbinding through sysfs would
 // free a PMU that software events in its groups still reach (see
@@ -56,13 +59,18 @@ rpmu::platform::module_platform_driver_no_unbind! {
 /// The platform driver; its id tables give the PMU version.
 struct XgenePmuDriver;
 
+// The id tables are `logic::ids`' identifier tables, entry by entry (the
+// kernel's table macros take a literal list); the assertion keeps the two
+// the same length.
+const _: () = assert!(OF_DEVICES.len() == 2 && ACPI_DEVICES.len() == 3);
+
 rpmu::compat::of_device_table!(
     OF_TABLE,
     MODULE_OF_TABLE,
     <XgenePmuDriver as platform::Driver>::IdInfo,
     [
-        (of::DeviceId::new(c"apm,xgene-pmu"), Version::V1),
-        (of::DeviceId::new(c"apm,xgene-pmu-v2"), Version::V2),
+        (of::DeviceId::new(OF_DEVICES[0].0), OF_DEVICES[0].1),
+        (of::DeviceId::new(OF_DEVICES[1].0), OF_DEVICES[1].1),
     ]
 );
 
@@ -71,9 +79,9 @@ rpmu::compat::acpi_device_table!(
     MODULE_ACPI_TABLE,
     <XgenePmuDriver as platform::Driver>::IdInfo,
     [
-        (acpi::DeviceId::new(c"APMC0D5B"), Version::V1),
-        (acpi::DeviceId::new(c"APMC0D5C"), Version::V2),
-        (acpi::DeviceId::new(c"APMC0D83"), Version::V3),
+        (acpi::DeviceId::new(ACPI_DEVICES[0].0), ACPI_DEVICES[0].1),
+        (acpi::DeviceId::new(ACPI_DEVICES[1].0), ACPI_DEVICES[1].1),
+        (acpi::DeviceId::new(ACPI_DEVICES[2].0), ACPI_DEVICES[2].1),
     ]
 );
 

@@ -14,14 +14,8 @@ use crate::{
 };
 use kernel::prelude::*;
 
-const TYPES: [PmuType; 5] = [
-    PmuType::L3c,
-    PmuType::Iob,
-    PmuType::IobSlow,
-    PmuType::Mcb,
-    PmuType::Mc,
-];
-const VERSIONS: [Version; 3] = [Version::V1, Version::V2, Version::V3];
+const TYPES: [PmuType; 5] = PmuType::ALL;
+const VERSIONS: [Version; 3] = Version::ALL;
 
 fn fixed(v: &AttrValue<Child>) -> Option<&'static CStr> {
     match v {

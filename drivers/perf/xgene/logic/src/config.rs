@@ -29,14 +29,14 @@
 
 use super::{
     events::{field, Word},
-    hw::{PmuType, Version},
+    hw::{regs::pmevtyper, PmuType, Version},
 };
 
 /// Bits the event select register (PMEVTYPER) takes.
-pub const EVENT_SELECT_MASK: u64 = 0xFF;
+pub const EVENT_SELECT_MASK: u64 = pmevtyper::EVENT.mask() as u64;
 
-/// Why a `config`/`config1` pair was refused; the driver turns every one
-/// into `-EINVAL` and logs [`ConfigError::reason`].
+/// Why a `config`/`config1` pair was refused; the driver logs
+/// [`ConfigError::reason`] and chooses the errno (`-EINVAL` for each).
 #[derive(Debug, PartialEq, Eq, Clone, Copy)]
 pub enum ConfigError {
     /// `config` has bits outside the event field the hardware takes.
@@ -96,7 +96,8 @@ pub fn decode(
     if field(t, v, Word::Config).is_none() || config & !event_mask(t, v) != 0 {
         return Err(ConfigError::EventBits);
     }
-    let evtype = (config & EVENT_SELECT_MASK) as u32;
+    // `config` has no bits outside the field (checked above).
+    let evtype = pmevtyper::EVENT.set(0, config as u32);
     let (amr0, amr1) = match agent_mask(t, v) {
         Some(allowed) => {
             let outside = config1 & !allowed;

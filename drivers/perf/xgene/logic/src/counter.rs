@@ -76,11 +76,9 @@ pub fn delta(prev: u64, now: u64, mask: u64) -> u64 {
 /// interrupt; starting at 0 gives the whole range and raw counter values
 /// equal to counts. Upstream programs 2^31 here too, which is harmless but
 /// has no purpose.
+/// (The values are [`super::hw::Layout::start_value`].)
 pub const fn start_value(v: Version) -> u64 {
-    match v {
-        Version::V1 | Version::V2 => 1 << 31,
-        Version::V3 => 0,
-    }
+    v.layout().start_value
 }
 
 /// Whether a group with `n_events_on_this_pmu` hardware events on one

@@ -48,7 +48,7 @@ pub enum McbUnit {
 /// read of it may fault or stall the bus (`xgene_edac` reads only the MCB
 /// in use as well).
 pub const fn v1v2_mcb(cswcr: u32) -> McbUnit {
-    if cswcr & regs::CSWCR_DUALMCB != 0 {
+    if regs::cswcr::DUALMCB.get(cswcr) {
         McbUnit::B
     } else {
         McbUnit::A
@@ -62,7 +62,7 @@ pub const fn v1v2_mcb(cswcr: u32) -> McbUnit {
 /// with this CSWCR has are taken: MC0, and MC2 with dual MCB. (Upstream
 /// registers no MC at all then.)
 pub fn v1v2(cswcr: u32, addrmr: Option<u32>) -> ActiveMasks {
-    let dual_mcu = addrmr.is_some_and(|r| r & regs::MCBADDRMR_DUALMCU != 0);
+    let dual_mcu = addrmr.is_some_and(|r| regs::mcbaddrmr::DUALMCU.get(r));
     let (mcb, mc) = match (v1v2_mcb(cswcr), dual_mcu) {
         (McbUnit::B, true) => (0x3, 0xF),
         (McbUnit::B, false) => (0x3, 0x5),
@@ -75,8 +75,8 @@ pub fn v1v2(cswcr: u32, addrmr: Option<u32>) -> ActiveMasks {
 /// The 2-bit MCB routing fields of a v3 CSWCR: (MCB0, MCB1).
 pub const fn v3_routing(cswcr: u32) -> (u32, u32) {
     (
-        (cswcr >> regs::CSWCR_MCB0_ROUTING_SHIFT) & 0x3,
-        (cswcr >> regs::CSWCR_MCB1_ROUTING_SHIFT) & 0x3,
+        regs::cswcr::MCB0_ROUTING.get(cswcr),
+        regs::cswcr::MCB1_ROUTING.get(cswcr),
     )
 }
 
@@ -85,7 +85,7 @@ pub const fn v3_routing(cswcr: u32) -> (u32, u32) {
 /// L3Cs, 1 MCB, MCs by the MCB0 routing field (2: 0-3; 1: 0-1; else 0).
 pub fn v3(cswcr: u32) -> ActiveMasks {
     let (r0, r1) = v3_routing(cswcr);
-    if cswcr & regs::CSWCR_DUALMCB != 0 {
+    if regs::cswcr::DUALMCB.get(cswcr) {
         let mc = match (r0, r1) {
             (2, 2) => 0xFF,
             (1, 1) => 0x33,

@@ -54,19 +54,7 @@ pub mod generated {
 /// The events of sub-block type `t` on version `v`, sorted by code; empty
 /// for IOB-slow on v1/v2, which has no events.
 pub fn events(t: PmuType, v: Version) -> &'static [Event] {
-    use generated::*;
-    match (t, v) {
-        (PmuType::L3c, Version::V1 | Version::V2) => L3C_V1V2,
-        (PmuType::Iob, Version::V1 | Version::V2) => IOB_V1V2,
-        (PmuType::IobSlow, Version::V1 | Version::V2) => &[],
-        (PmuType::Mcb, Version::V1 | Version::V2) => MCB_V1V2,
-        (PmuType::Mc, Version::V1 | Version::V2) => MC_V1V2,
-        (PmuType::L3c, Version::V3) => L3C_V3,
-        (PmuType::Iob, Version::V3) => IOB_V3,
-        (PmuType::IobSlow, Version::V3) => IOB_SLOW_V3,
-        (PmuType::Mcb, Version::V3) => MCB_V3,
-        (PmuType::Mc, Version::V3) => MC_V3,
-    }
+    t.tables(v).map_or(&[], |tables| tables.events)
 }
 
 /// The code of event `name` of type `t` on `v`.
@@ -118,7 +106,8 @@ pub(crate) use format_tables;
 
 macro_rules! format_table {
     ($name:ident, [$(($file:literal, $spec:literal)),* $(,)?]) => {
-        static $name: &[Format] = &[$(Format { name: $file, spec: $spec }),*];
+        /// One `format` table of `format_tables!`.
+        pub(super) static $name: &[Format] = &[$(Format { name: $file, spec: $spec }),*];
     };
 }
 format_tables!(format_table);
@@ -127,18 +116,7 @@ format_tables!(format_table);
 /// shows them: the event id first, then the agent id if the type has one.
 /// Empty for IOB-slow on v1/v2.
 pub fn formats(t: PmuType, v: Version) -> &'static [Format] {
-    match (t, v) {
-        (PmuType::L3c, Version::V1 | Version::V2) => FMT_L3C_V12,
-        (PmuType::Iob, Version::V1 | Version::V2) => FMT_IOB_V12,
-        (PmuType::IobSlow, Version::V1 | Version::V2) => &[],
-        (PmuType::Mcb, Version::V1 | Version::V2) => FMT_MCB_V12,
-        (PmuType::Mc, Version::V1 | Version::V2) => FMT_MC_V12,
-        (PmuType::L3c, Version::V3) => FMT_L3C_V3,
-        (PmuType::Iob, Version::V3) => FMT_IOB_V3,
-        (PmuType::IobSlow, Version::V3) => FMT_IOB_SLOW_V3,
-        (PmuType::Mcb, Version::V3) => FMT_MCB_V3,
-        (PmuType::Mc, Version::V3) => FMT_MC_V3,
-    }
+    t.tables(v).map_or(&[], |tables| tables.formats)
 }
 
 /// Which `perf_event_attr` word a format field lives in.

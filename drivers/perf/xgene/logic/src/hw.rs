@@ -42,22 +42,67 @@ impl PmuType {
 
     /// The sysfs name prefix; the PMU is `<prefix><enable-bit-index>`.
     /// Note `iob_slow` with an underscore, as upstream.
-    pub const fn prefix(self) -> &'static str {
-        match self {
-            PmuType::L3c => "l3c",
-            PmuType::Iob => "iob",
-            PmuType::IobSlow => "iob_slow",
-            PmuType::Mcb => "mcb",
-            PmuType::Mc => "mc",
-        }
+    pub fn prefix(self) -> &'static str {
+        self.block().prefix
     }
 
     /// Whether this sub-block exists on `v`: IOB-slow is an X-Gene 3 block.
     /// (Upstream registers an IOB-slow child under a v1/v2 parent with no
     /// sysfs groups at all; [`super::events::formats`] and
     /// [`super::events::events`] are empty for it.)
-    pub const fn exists_on(self, v: Version) -> bool {
-        !matches!((self, v), (PmuType::IobSlow, Version::V1 | Version::V2))
+    pub fn exists_on(self, v: Version) -> bool {
+        self.tables(v).is_some()
+    }
+}
+
+/// One value per sub-block type: the tables of per-type facts
+/// ([`super::blocks::BLOCK_TYPES`], the driver's sysfs groups) are built of
+/// it, and [`PerType::get`] is the one place a type selects its entry.
+#[derive(Debug, PartialEq, Eq)]
+pub struct PerType<T> {
+    /// L3 cache.
+    pub l3c: T,
+    /// I/O bridge.
+    pub iob: T,
+    /// Slow I/O bridge.
+    pub iob_slow: T,
+    /// Memory controller bridge.
+    pub mcb: T,
+    /// Memory controller.
+    pub mc: T,
+}
+
+impl<T> PerType<T> {
+    /// The entry of type `t`.
+    pub const fn get(&self, t: PmuType) -> &T {
+        match t {
+            PmuType::L3c => &self.l3c,
+            PmuType::Iob => &self.iob,
+            PmuType::IobSlow => &self.iob_slow,
+            PmuType::Mcb => &self.mcb,
+            PmuType::Mc => &self.mc,
+        }
+    }
+}
+
+/// One value for X-Gene 1 and 2, which share their event tables, formats
+/// and interrupt sources, and one for X-Gene 3; [`PerGeneration::get`] is
+/// the one place a version selects its entry.
+#[derive(Debug, PartialEq, Eq)]
+pub struct PerGeneration<T> {
+    /// X-Gene 1 and X-Gene 2.
+    pub v1v2: T,
+    /// X-Gene 3.
+    pub v3: T,
+}
+
+impl<T> PerGeneration<T> {
+    /// The entry of version `v`.
+    pub const fn get(&self, v: Version) -> &T {
+        match v {
+            Version::V1 | Version::V2 => &self.v1v2,
+            Version::V3 => &self.v3,
+        }
     }
 }
 
@@ -67,11 +112,7 @@ impl Version {
 
     /// The SoC generation: 1 (X-Gene), 2 (X-Gene 2) or 3 (X-Gene 3).
     pub const fn number(self) -> u8 {
-        match self {
-            Version::V1 => 1,
-            Version::V2 => 2,
-            Version::V3 => 3,
-        }
+        self.layout().number
     }
 
     /// The sub-block register layout of this version.
@@ -84,19 +125,9 @@ impl Version {
     }
 
     /// The bits of the top-level INTSTATUS that signal an overflow in a
-    /// sub-block of type `t`. On v3 a type has several bits (one per
-    /// instance, not decoded by upstream); IOB and IOB-slow share theirs.
-    pub const fn int_source_mask(self, t: PmuType) -> u32 {
-        match (self, t) {
-            (Version::V1 | Version::V2, PmuType::Mc) => 1 << 0,
-            (Version::V1 | Version::V2, PmuType::Mcb) => 1 << 1,
-            (Version::V1 | Version::V2, PmuType::L3c) => 1 << 2,
-            (Version::V1 | Version::V2, PmuType::Iob | PmuType::IobSlow) => 1 << 3,
-            (Version::V3, PmuType::Mc) => 0x0000_00FF,
-            (Version::V3, PmuType::Mcb) => 0x0000_0300,
-            (Version::V3, PmuType::L3c) => 0x00FF_0000,
-            (Version::V3, PmuType::Iob | PmuType::IobSlow) => 0x0000_3000,
-        }
+    /// sub-block of type `t` ([`super::blocks::BlockType::int_source`]).
+    pub fn int_source_mask(self, t: PmuType) -> u32 {
+        *t.block().int_source.get(self)
     }
 }
 
@@ -115,6 +146,8 @@ pub enum OvsClear {
 /// What differs between versions in a sub-block and in the top-level block.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Layout {
+    /// The SoC generation ([`Version::number`]).
+    pub number: u8,
     /// Counters per sub-block (the same for every type).
     pub counters: usize,
     /// Counter width as a mask; deltas are taken modulo this.
@@ -131,6 +164,9 @@ pub struct Layout {
     pub has_agent_masks: bool,
     /// 64-bit counters made of two 32-bit registers.
     pub wide_counters: bool,
+    /// The value a counter is started (and re-armed after an overflow)
+    /// with ([`super::counter::start_value`] says why).
+    pub start_value: u64,
 }
 
 impl Layout {
@@ -150,6 +186,7 @@ impl Layout {
 }
 
 static LAYOUT_V1: Layout = Layout {
+    number: 1,
     counters: 1,
     counter_mask: 0xFFFF_FFFF,
     ovs_status: regs::PMOVSR,
@@ -158,9 +195,11 @@ static LAYOUT_V1: Layout = Layout {
     intmask_unmask: 0xFFFF_FFF0,
     has_agent_masks: true,
     wide_counters: false,
+    start_value: 1 << 31,
 };
 
 static LAYOUT_V2: Layout = Layout {
+    number: 2,
     counters: 4,
     counter_mask: 0xFFFF_FFFF,
     ovs_status: regs::PMOVSR,
@@ -169,9 +208,11 @@ static LAYOUT_V2: Layout = Layout {
     intmask_unmask: 0xFFFF_FFF0,
     has_agent_masks: true,
     wide_counters: false,
+    start_value: 1 << 31,
 };
 
 static LAYOUT_V3: Layout = Layout {
+    number: 3,
     counters: 4,
     counter_mask: u64::MAX,
     ovs_status: regs::PMOVSSET,
@@ -180,6 +221,7 @@ static LAYOUT_V3: Layout = Layout {
     intmask_unmask: 0xFF00_CC00,
     has_agent_masks: false,
     wide_counters: true,
+    start_value: 0,
 };
 
 /// The most counters any version has.
@@ -213,7 +255,8 @@ pub enum Block {
     Mcb,
 }
 
-/// One register as one version has it: the data [`REGISTERS`] is made of.
+/// One register as one version has it: the data
+/// [`REGISTERS`](regs::REGISTERS) is made of.
 /// A register array (one per counter) is `count` registers `stride` bytes
 /// apart from `offset`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -238,17 +281,38 @@ pub struct Register {
 }
 
 /// Declares the register map once, as data: a `pub const` offset per
-/// register and one [`Register`] row per version that has it, in
-/// [`REGISTERS`]. Syntax per register:
+/// register, one [`Register`] row per version that has it, in
+/// [`REGISTERS`](regs::REGISTERS), and the register's bit fields, if it has
+/// any, as `const`s of [`super::bitfield::Bit`] and
+/// [`super::bitfield::BitField`] in a module of their own, listed in
+/// [`FIELDS`](regs::FIELDS). Syntax per register:
 ///
-/// `NAME (Block, offset): [Version Access width count stride, ...];`
+/// `NAME (Block, offset): [Version Access width count stride, ...]
+/// fields module { FIELD: bit, FIELD: lo..=hi, ... };` (`fields` optional)
 macro_rules! registers {
+    (@field $(#[$fdoc:meta])* $field:ident $bit:literal) => {
+        $(#[$fdoc])* pub const $field: super::Bit = super::Bit::new($bit);
+    };
+    (@field $(#[$fdoc:meta])* $field:ident $lo:literal $hi:literal) => {
+        $(#[$fdoc])* pub const $field: super::BitField = super::BitField::new($lo, $hi);
+    };
     ($(
         $(#[$doc:meta])*
         $name:ident ($block:ident, $off:literal):
-            [$($v:ident $acc:ident $width:literal $count:literal $stride:literal),+ $(,)?];
+            [$($v:ident $acc:ident $width:literal $count:literal $stride:literal),+ $(,)?]
+            $(fields $fmod:ident {
+                $($(#[$fdoc:meta])* $field:ident: $lo:literal $(..= $hi:literal)?),+ $(,)?
+            })?;
     )*) => {
-        $( $(#[$doc])* pub const $name: usize = $off; )*
+        $(
+            $(#[$doc])* pub const $name: usize = $off;
+            $(
+                #[doc = concat!("The bit fields of [`", stringify!($name), "`].")]
+                pub mod $fmod {
+                    $(registers!(@field $(#[$fdoc])* $field $lo $($hi)?);)+
+                }
+            )?
+        )*
 
         /// Every register of every version, one row per (register,
         /// version), in declaration order.
@@ -264,6 +328,12 @@ macro_rules! registers {
                 stride: $stride,
             },
         )+)*];
+
+        /// Every bit field: (register, field, lowest bit, highest bit), in
+        /// declaration order.
+        pub const FIELDS: &[(&str, &str, u32, u32)] = &[$($($(
+            (stringify!($name), stringify!($field), $fmod::$field.lo(), $fmod::$field.hi()),
+        )+)?)*];
     };
 }
 
@@ -272,7 +342,10 @@ macro_rules! registers {
 /// block; `CSW_CSWCR` and `MCBADDRMR` in the CSW and MCB syscons. The
 /// offsets and [`REGISTERS`](regs::REGISTERS) come from one declaration.
 pub mod regs {
-    use super::Version;
+    use super::{
+        super::bitfield::{Bit, BitField},
+        Version,
+    };
 
     /// Size of a sub-block's CSR block.
     pub const CSR_SIZE: usize = 0x1000;
@@ -282,7 +355,11 @@ pub mod regs {
         /// v3 64-bit, a low and a high word per counter.
         PMEVCNTR0 (Pmu, 0x000): [V1 Rw 32 1 4, V2 Rw 32 4 4, V3 Rw 64 4 8];
         /// First event type (select) register; one per counter, 4 bytes apart.
-        PMEVTYPER0 (Pmu, 0x400): [V1 Rw 32 1 4, V2 Rw 32 4 4, V3 Rw 32 4 4];
+        PMEVTYPER0 (Pmu, 0x400): [V1 Rw 32 1 4, V2 Rw 32 4 4, V3 Rw 32 4 4]
+            fields pmevtyper {
+                /// The event select code.
+                EVENT: 0..=7,
+            };
         /// Agent mask for agents 0..31 (v1/v2). A set bit counts that agent.
         PMAMR0 (Pmu, 0xA00): [V1 Rw 32 1 4, V2 Rw 32 1 4];
         /// Agent mask for agents 32..63 (v1/v2, IOB only).
@@ -296,44 +373,55 @@ pub mod regs {
         /// Overflow interrupt disable, bit per counter.
         PMINTENCLR (Pmu, 0xC60): [V1 W1c 32 1 4, V2 W1c 32 1 4, V3 W1c 32 1 4];
         /// v1/v2 overflow status (read; clear as [`super::OvsClear`] says).
-        PMOVSR (Pmu, 0xC80): [V1 W0c 32 1 4, V2 W1c 32 1 4];
+        PMOVSR (Pmu, 0xC80): [V1 W0c 32 1 4, V2 W1c 32 1 4]
+            fields pmovsr {
+                /// The overflow status bits, PMOVSSET's too: four on every
+                /// version, X-Gene 1's one-counter sub-blocks included
+                /// (upstream's `PMU_OVERFLOW_MASK`). A set bit past the
+                /// counters must be cleared too, or the sub-block's source
+                /// stays asserted.
+                OVERFLOW: 0..=3,
+            };
         /// v3 overflow clear (write 1 to clear); same offset as v1/v2 PMOVSR.
         PMOVSCLR (Pmu, 0xC80): [V3 W1c 32 1 4];
         /// v3 overflow status (read; write 1 to set).
         PMOVSSET (Pmu, 0xCC0): [V3 W1s 32 1 4];
         /// Control register.
-        PMCR (Pmu, 0xE04): [V1 Rw 32 1 4, V2 Rw 32 1 4, V3 Rw 32 1 4];
+        PMCR (Pmu, 0xE04): [V1 Rw 32 1 4, V2 Rw 32 1 4, V3 Rw 32 1 4]
+            fields pmcr {
+                /// Global counter enable.
+                E: 0,
+                /// Reset all counters.
+                P: 1,
+            };
         /// Top-level interrupt status, one or more bits per sub-block type
         /// ([`Version::int_source_mask`]).
         INTSTATUS (Pcp, 0x000): [V1 Ro 32 1 4, V2 Ro 32 1 4, V3 Ro 32 1 4];
         /// Top-level interrupt mask; a set bit masks that source.
         INTMASK (Pcp, 0x004): [V1 Rw 32 1 4, V2 Rw 32 1 4, V3 Rw 32 1 4];
         /// CSW syscon: the CSW configuration register.
-        CSW_CSWCR (Csw, 0x000): [V1 Ro 32 1 4, V2 Ro 32 1 4, V3 Ro 32 1 4];
+        CSW_CSWCR (Csw, 0x000): [V1 Ro 32 1 4, V2 Ro 32 1 4, V3 Ro 32 1 4]
+            fields cswcr {
+                /// Dual-MCB mode.
+                DUALMCB: 0,
+                /// MCB0 routing (v3).
+                MCB0_ROUTING: 2..=3,
+                /// MCB1 routing (v3).
+                MCB1_ROUTING: 4..=5,
+            };
         /// MCBA/MCBB syscon: the MCB address mode register.
-        MCBADDRMR (Mcb, 0x000): [V1 Ro 32 1 4, V2 Ro 32 1 4];
+        MCBADDRMR (Mcb, 0x000): [V1 Ro 32 1 4, V2 Ro 32 1 4]
+            fields mcbaddrmr {
+                /// Dual-MCU mode.
+                DUALMCU: 2,
+            };
     }
 
-    /// PMCR: global counter enable.
-    pub const PMCR_E: u32 = 1 << 0;
-    /// PMCR: reset all counters.
-    pub const PMCR_P: u32 = 1 << 1;
     /// INTMASK value that masks every source (all versions).
     pub const INTMASK_ALL: u32 = 0xFFFF_FFFF;
     /// The bits of a sub-block's overflow status register (PMOVSR, or
-    /// PMOVSSET on v3): four on every version, X-Gene 1's one-counter
-    /// sub-blocks included (upstream's `PMU_OVERFLOW_MASK`). A set bit past
-    /// the counters must be cleared too, or the sub-block's source stays
-    /// asserted.
-    pub const OVS_STATUS_MASK: u32 = 0xF;
-    /// CSWCR: dual-MCB mode.
-    pub const CSWCR_DUALMCB: u32 = 1 << 0;
-    /// CSWCR: shift of the 2-bit MCB0 routing field (v3).
-    pub const CSWCR_MCB0_ROUTING_SHIFT: u32 = 2;
-    /// CSWCR: shift of the 2-bit MCB1 routing field (v3).
-    pub const CSWCR_MCB1_ROUTING_SHIFT: u32 = 4;
-    /// MCBADDRMR: dual-MCU mode.
-    pub const MCBADDRMR_DUALMCU: u32 = 1 << 2;
+    /// PMOVSSET on v3): [`pmovsr::OVERFLOW`].
+    pub const OVS_STATUS_MASK: u32 = pmovsr::OVERFLOW.mask();
 
     /// The row of register `name` on `v`, if `v` has it.
     pub fn find(name: &str, v: Version) -> Option<&'static super::Register> {
@@ -347,20 +435,23 @@ pub mod regs {
         base.saturating_add(stride.saturating_mul(idx))
     }
 
-    /// Offset of counter `idx` (its low word on v3).
+    /// Offset of counter `idx` (its low word on v3, whose counters are a
+    /// low and a high word, [`super::Layout::wide_counters`]).
     pub const fn counter_lo(v: Version, idx: usize) -> usize {
-        match v {
-            Version::V3 => array_at(PMEVCNTR0, 8, idx),
-            Version::V1 | Version::V2 => array_at(PMEVCNTR0, 4, idx),
+        if v.layout().wide_counters {
+            array_at(PMEVCNTR0, 8, idx)
+        } else {
+            array_at(PMEVCNTR0, 4, idx)
         }
     }
 
     /// Offset of the high word of counter `idx` (v3), `None` for 32-bit
     /// counters.
     pub const fn counter_hi(v: Version, idx: usize) -> Option<usize> {
-        match v {
-            Version::V3 => Some(array_at(PMEVCNTR0, 8, idx).saturating_add(4)),
-            Version::V1 | Version::V2 => None,
+        if v.layout().wide_counters {
+            Some(array_at(PMEVCNTR0, 8, idx).saturating_add(4))
+        } else {
+            None
         }
     }
 

@@ -6,6 +6,12 @@
 //! the present sub-blocks, firmware identifiers, `perf_event_attr`
 //! validation, and counter arithmetic.
 //!
+//! Each fact is written once, as data: the firmware identifiers in [`ids`]
+//! and [`blocks`], whose description of each sub-block type
+//! ([`blocks::BLOCK_TYPES`]) also gives its events, formats and interrupt
+//! bits; what differs between versions in [`hw::Layout`]; the registers in
+//! [`hw::regs`].
+//!
 //! These modules are `no_std` and free of kernel types: the kernel modules
 //! include this crate as a module (`#[path = "logic/src/lib.rs"] pub mod
 //! logic;`), and `cargo test` runs it on the host, with property tests,
@@ -33,11 +39,13 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 #![deny(clippy::panic, clippy::unreachable)]
 
-pub mod acpi;
+pub mod bitfield;
+pub mod blocks;
 pub mod config;
 pub mod counter;
 pub mod discover;
 pub mod events;
 pub mod hw;
+pub mod ids;
 #[cfg(any(not(MODULE), rpmu_testing))]
 pub mod selftest;

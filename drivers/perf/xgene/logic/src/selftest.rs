@@ -13,12 +13,12 @@
 #![allow(clippy::panic, clippy::unreachable)]
 
 use super::{
-    acpi,
     config::{self, ConfigError, Programming},
     counter::{self, Allocator},
     discover::{self, ActiveMasks},
     events::{self, Field, Word},
     hw::{regs, OvsClear, PmuType, Version},
+    ids,
 };
 
 /// One case: what it checks, and the check.
@@ -134,8 +134,9 @@ pub static CASES: &[Case] = &[
             && regs::PMOVSCLR == 0xC80
             && regs::PMOVSSET == 0xCC0
             && regs::PMCR == 0xE04
-            && regs::PMCR_E == 1
-            && regs::PMCR_P == 2
+            && regs::pmcr::E.mask() == 1
+            && regs::pmcr::P.mask() == 2
+            && regs::OVS_STATUS_MASK == 0xF
     }),
     case("top-level and syscon offsets", || {
         regs::INTSTATUS == 0
@@ -143,6 +144,10 @@ pub static CASES: &[Case] = &[
             && regs::INTMASK_ALL == 0xFFFF_FFFF
             && regs::CSW_CSWCR == 0
             && regs::MCBADDRMR == 0
+            && regs::cswcr::DUALMCB.mask() == 1
+            && regs::cswcr::MCB0_ROUTING.mask() == 0xC
+            && regs::cswcr::MCB1_ROUTING.mask() == 0x30
+            && regs::mcbaddrmr::DUALMCU.mask() == 4
     }),
     case("v1/v2 counters: 32-bit registers 4 bytes apart", || {
         regs::counter_lo(V2, 0) == 0
@@ -318,46 +323,50 @@ pub static CASES: &[Case] = &[
                 && masks(1 << 31, 0, 0).is_active(L3c, 31)
         },
     ),
-    // acpi
+    // ids
     case("top-level _HIDs", || {
-        acpi::top_version("APMC0D5B") == Some(V1)
-            && acpi::top_version("APMC0D5C") == Some(V2)
-            && acpi::top_version("APMC0D83") == Some(V3)
-            && acpi::top_version("APMC0D5D").is_none()
-            && acpi::top_version("apmc0d5b").is_none()
-            && acpi::top_version("").is_none()
+        ids::top_version(c"APMC0D5B") == Some(V1)
+            && ids::top_version(c"APMC0D5C") == Some(V2)
+            && ids::top_version(c"APMC0D83") == Some(V3)
+            && ids::top_version(c"APMC0D5D").is_none()
+            && ids::top_version(c"apmc0d5b").is_none()
+            && ids::top_version(c"").is_none()
     }),
     case("child _HIDs", || {
-        acpi::child_type("APMC0D5D") == Some(L3c)
-            && acpi::child_type("APMC0D5E") == Some(Iob)
-            && acpi::child_type("APMC0D5F") == Some(Mcb)
-            && acpi::child_type("APMC0D60") == Some(Mc)
-            && acpi::child_type("APMC0D84") == Some(L3c)
-            && acpi::child_type("APMC0D85") == Some(Iob)
-            && acpi::child_type("APMC0D86") == Some(IobSlow)
-            && acpi::child_type("APMC0D87") == Some(Mcb)
-            && acpi::child_type("APMC0D88") == Some(Mc)
-            && acpi::child_type("APMC0D83").is_none()
-            && acpi::child_type("APMC0D89").is_none()
+        ids::child_type(c"APMC0D5D") == Some(L3c)
+            && ids::child_type(c"APMC0D5E") == Some(Iob)
+            && ids::child_type(c"APMC0D5F") == Some(Mcb)
+            && ids::child_type(c"APMC0D60") == Some(Mc)
+            && ids::child_type(c"APMC0D84") == Some(L3c)
+            && ids::child_type(c"APMC0D85") == Some(Iob)
+            && ids::child_type(c"APMC0D86") == Some(IobSlow)
+            && ids::child_type(c"APMC0D87") == Some(Mcb)
+            && ids::child_type(c"APMC0D88") == Some(Mc)
+            && ids::child_type(c"APMC0D83").is_none()
+            && ids::child_type(c"APMC0D89").is_none()
     }),
     case("top-level resources", || {
-        acpi::TOP_RES_PCP == 0
-            && acpi::TOP_RES_CSW == 1
-            && acpi::TOP_RES_MCBA == 2
-            && acpi::TOP_RES_MCBB == 3
-            && acpi::top_resources_needed(V1) == 4
-            && acpi::top_resources_needed(V2) == 4
-            && acpi::top_resources_needed(V3) == 2
+        ids::TOP_RES_PCP == 0
+            && ids::TOP_RES_CSW == 1
+            && ids::TOP_RES_MCBA == 2
+            && ids::TOP_RES_MCBB == 3
+            && ids::top_resources_needed(V1) == 4
+            && ids::top_resources_needed(V2) == 4
+            && ids::top_resources_needed(V3) == 2
+            && discover::McbUnit::A.acpi_resource() == 2
+            && discover::McbUnit::B.acpi_resource() == 3
+            && discover::McbUnit::A.dt_syscon() == c"regmap-mcba"
+            && discover::McbUnit::B.dt_syscon() == c"regmap-mcbb"
     }),
     case("DT compatibles", || {
-        acpi::dt_top_version("apm,xgene-pmu") == Some(V1)
-            && acpi::dt_top_version("apm,xgene-pmu-v2") == Some(V2)
-            && acpi::dt_top_version("apm,xgene-pmu-v3").is_none()
-            && acpi::dt_child_type("apm,xgene-pmu-l3c") == Some(L3c)
-            && acpi::dt_child_type("apm,xgene-pmu-iob") == Some(Iob)
-            && acpi::dt_child_type("apm,xgene-pmu-mcb") == Some(Mcb)
-            && acpi::dt_child_type("apm,xgene-pmu-mc") == Some(Mc)
-            && acpi::dt_child_type("apm,xgene-pmu-iob-slow").is_none()
+        ids::dt_top_version(c"apm,xgene-pmu") == Some(V1)
+            && ids::dt_top_version(c"apm,xgene-pmu-v2") == Some(V2)
+            && ids::dt_top_version(c"apm,xgene-pmu-v3").is_none()
+            && ids::dt_child_type(|c| c == c"apm,xgene-pmu-l3c") == Some(L3c)
+            && ids::dt_child_type(|c| c == c"apm,xgene-pmu-iob") == Some(Iob)
+            && ids::dt_child_type(|c| c == c"apm,xgene-pmu-mcb") == Some(Mcb)
+            && ids::dt_child_type(|c| c == c"apm,xgene-pmu-mc") == Some(Mc)
+            && ids::dt_child_type(|c| c == c"apm,xgene-pmu-iob-slow").is_none()
     }),
     // config
     case("v1/v2 L3C: event, agents excluded by config1", || {

@@ -7,6 +7,7 @@
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 use xgene_logic::{
+    bitfield::{Bit, BitField},
     config::{self, ConfigError},
     counter::{self, Allocator},
     discover::{self, ActiveMasks, McbUnit},
@@ -334,5 +335,31 @@ proptest! {
             };
             prop_assert_eq!(hw_counts, config1 >> i & 1 == 0, "agent {}", i);
         }
+    }
+}
+
+// ---------------------------------------------------------------------
+// Register bit fields, against a bit-by-bit model.
+
+proptest! {
+    #[test]
+    fn bit_fields_follow_their_bits(reg: u32, value: u32, lo in 0u32..40, hi in 0u32..40) {
+        let f = BitField::new(lo, hi);
+        let bits: Vec<u32> = (lo..=hi).filter(|&b| b < 32).collect();
+        let mask = if lo > hi || hi > 31 { 0 } else { mask_of(bits.iter().copied()) };
+        prop_assert_eq!(f.mask(), mask);
+        let want_get = if mask == 0 { 0 } else { (reg & mask) >> lo };
+        prop_assert_eq!(f.get(reg), want_get);
+        let set = f.set(reg, value);
+        prop_assert_eq!(set & !mask, reg & !mask);
+        if mask != 0 {
+            prop_assert_eq!(f.get(set), value & (mask >> lo));
+        }
+        let b = Bit::new(lo);
+        let bmask = if lo < 32 { 1 << lo } else { 0 };
+        prop_assert_eq!(b.mask(), bmask);
+        prop_assert_eq!(b.get(reg), reg & bmask != 0);
+        prop_assert_eq!(b.set(reg, true), reg | bmask);
+        prop_assert_eq!(b.set(reg, false), reg & !bmask);
     }
 }

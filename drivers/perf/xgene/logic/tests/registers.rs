@@ -10,11 +10,32 @@ use xgene_logic::hw::{regs, Access, Block, Version};
 #[path = "../../../../../tools/testing/xgene_sim/regs.rs"]
 mod sim;
 
-/// The control register's bits, which the tables do not carry.
+/// The bit fields the simulator declares too.
 #[test]
-fn pmcr_bits_agree() {
-    assert_eq!(regs::PMCR_E, sim::PMCR_E);
-    assert_eq!(regs::PMCR_P, sim::PMCR_P);
+fn fields_agree() {
+    assert_eq!(regs::pmcr::E.mask(), sim::PMCR_E);
+    assert_eq!(regs::pmcr::P.mask(), sim::PMCR_P);
+    assert_eq!(regs::cswcr::DUALMCB.mask(), sim::CSWCR_DUALMCB);
+}
+
+/// Every bit field is well formed, inside its register, and apart from the
+/// register's other fields.
+#[test]
+fn fields_are_well_formed() {
+    for &(reg, field, lo, hi) in regs::FIELDS {
+        assert!(lo <= hi && hi < 32, "{reg}.{field}: bits {lo}..={hi}");
+        let width = regs::REGISTERS
+            .iter()
+            .find(|r| r.name == reg)
+            .map(|r| r.width);
+        assert_eq!(width, Some(32), "{reg}.{field}: no 32-bit register");
+        for &(reg2, field2, lo2, hi2) in regs::FIELDS {
+            if reg2 == reg && field2 != field {
+                assert!(hi < lo2 || hi2 < lo, "{reg}.{field} overlaps {field2}");
+            }
+        }
+    }
+    assert_eq!(regs::FIELDS.len(), 8);
 }
 
 /// One register of one version, in a form both tables map to.

@@ -6,9 +6,9 @@
 
 use std::{path::PathBuf, process::Command};
 use xgene_logic::{
-    acpi, config, events,
+    config, events,
     hw::{PmuType, Version},
-    selftest,
+    ids, selftest,
 };
 
 const ALL_V: [Version; 3] = [Version::V1, Version::V2, Version::V3];
@@ -323,11 +323,28 @@ fn generator_is_deterministic_and_path_independent() {
 }
 
 #[test]
-fn formats_and_acpi_tables_agree() {
-    // Every child _HID maps to a type; v3-only IDs to types that exist on v3.
-    for (hid, t) in acpi::CHILD_HIDS {
-        assert_eq!(acpi::child_type(hid), Some(t));
+fn formats_and_identifiers_agree() {
+    // Every child _HID and compatible maps back to its type, and no
+    // identifier is given twice.
+    let mut seen = Vec::new();
+    for t in ALL_T {
+        let b = t.block();
+        for &hid in b.acpi_hids {
+            assert_eq!(ids::child_type(hid), Some(t));
+            seen.push(hid);
+        }
+        if let Some(c) = b.dt_compatible {
+            assert_eq!(ids::dt_child_type(|x| x == c), Some(t));
+            seen.push(c);
+        }
     }
+    seen.extend(ids::OF_DEVICES.map(|(c, _)| c));
+    seen.extend(ids::ACPI_DEVICES.map(|(h, _)| h));
+    let n = seen.len();
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen.len(), n, "an identifier is given twice");
+    assert_eq!(n, 2 + 3 + 9 + 4);
     for v in ALL_V {
         for t in ALL_T {
             assert_eq!(
