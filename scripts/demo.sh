@@ -15,7 +15,7 @@ mkdir -p build
 tr -d '\r' <build/demo.log |
 	sed -n '/^### suite vpa_dtl_demo/,/=== RPMU KTAP BEGIN ===/p' |
 	sed '/^=== DTL SCRIPT BEGIN ===$/,/^=== DTL SCRIPT END ===$/d' |
-	grep -av '=== RPMU KTAP BEGIN ===\|^\[ *[0-9.]*\] \|^### suite\|^case ' || true
+	grep -av '=== RPMU KTAP BEGIN ===\|^\[ *[0-9.]*\] \|^### suite\|^\(not \)\?ok [0-9]* \|^# ' || true
 grep -aq '^vpa_dtl demo: injected=' build/demo.log || die "the demo did not complete; see build/demo.log"
 # The perf script output, less any kernel message that reached the console
 # in between (perf script lines never start with "[").

@@ -2,7 +2,8 @@
 # Host tests of the harness's own bookkeeping, the parts whose figures
 # Documentation/testing.rst quotes: the soak ledger (scripts/soak.sh: which jobs are left, the
 # per-PMU and per-arch totals, the closing "N passed, M failed") and the
-# kernel-report pattern (tools/testing/report.py).
+# kernel-report pattern (tools/testing/report.py), and the guest's suite
+# runner (tools/testing/guest/init, lib.sh).
 #
 # soak.sh runs on a copy of scripts/ in a scratch tree whose ledger is made
 # here, with sizes that give 17 jobs: the copy has no setup-host.sh,
@@ -11,10 +12,13 @@
 #
 #   tools/testing/harness_test.sh [COUNTS]   prints ok/FAILED lines; writes
 #                                            "passed failed" to COUNTS
+# (KSRC: the kernel source; by default the ppc64le test kernel's.)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 source "$top/scripts/lib.sh"
 passed=0 failed=0
+# The kernel source, for its ktap_helpers.sh (make check passes it).
+ksrc=${KSRC:-$(readlink -f "$("$top/scripts/kernel.sh" ppc64le)/source")}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -109,6 +113,31 @@ done
 result "$bad_ok" "report.py: BUG, WARNING, KASAN, UBSAN, kmemleak, RCU stall, hung task and lockdep reports match"
 result "$(! py "trinity-c1[4778]: User access of kernel address (101010101001d) - exploit attempt? (uid: 0)"; echo $?)" \
 	"report.py: powerpc's note of a user task touching a kernel address (a SIGSEGV) is not a kernel report"
+
+# The guest harness: init's run_suite runs two scripts through lib.sh and
+# the kernel tree's ktap_helpers.sh (dash here, busybox sh in the guest).
+# One reports from a subshell too, skips one case and fails one; the other
+# outlives its timeout.
+g=$tmp/guest
+mkdir -p "$g"
+cp "$top/tools/testing/guest/lib.sh" "$ksrc/tools/testing/selftests/kselftest/ktap_helpers.sh" "$g/"
+printf '%s\n' '. "$RPMU_T/lib.sh"' 'ok "one passes" true' 'ok "one fails" false' \
+	'_case ok "one skipped # SKIP why"' 'printf "ok 7 a\nnot ok 8 b\n" | ktap_cases' \
+	'printf "ok 1 c\n" >/tmp/c.$$; ktap_cases </tmp/c.$$' >"$g/s1.sh"
+printf '%s\n' '. "$RPMU_T/lib.sh"' 'ok "before" true' 'sleep 10' 'ok "after" true' >"$g/s2.sh"
+sed -n '/^run_suite() {/,/^}/p' "$top/tools/testing/guest/init" >"$g/run.sh"
+(
+	set +e # as in the guest's init
+	cd "$g" && export RPMU_T=$g RES=$g/res RPMU_SUITE_TIMEOUT=2 && mkdir -p "$RES" && . ./run.sh &&
+		run_suite 1 s1 && run_suite 2 s2
+) >"$g/console" 2>&1
+exp1=$'    1..6\n    ok 1 one passes\n    not ok 2 one fails\n    # SKIP: why\n    ok 3 one skipped # SKIP\n    ok 4 a\n    not ok 5 b\n    ok 6 c'
+result "$([ "$(sed -n 3,10p "$g/res/e01.ktap")" = "$exp1" ] && grep -q "# Totals: pass:3 fail:2 xfail:0 xpass:0 skip:1" "$g/res/e01.ktap" &&
+	[ "$(tail -n 1 "$g/res/e01.ktap")" = "not ok 1 s1" ]; echo $?)" \
+	"guest harness: cases numbered in order (subshells included), skips and failures kept, the suite failed"
+result "$(grep -qx "    not ok 2 s2.sh ran to its end (timeout 2 s, or killed)" "$g/res/e02.ktap" &&
+	! grep -q after "$g/res/e02.ktap"; echo $?)" \
+	"guest harness: a script past its timeout is stopped and fails a case"
 
 [ -n "${1:-}" ] && echo "$passed $failed" >"$1"
 echo "harness: $passed passed, $failed failed"

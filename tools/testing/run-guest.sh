@@ -40,7 +40,7 @@ chmod +x "$work/root/bin/busybox"
 ln -s busybox "$work/root/bin/sh"
 cp "$perf" "$work/root/bin/perf"
 install -m 0755 "$top/tools/testing/guest/init" "$work/root/init"
-cp "$top"/tools/testing/guest/*.sh "$work/root/t/"
+cp "$top"/tools/testing/guest/*.sh "$src/tools/testing/selftests/kselftest/ktap_helpers.sh" "$work/root/t/"
 for prog in pmu_open pmu_edge; do
 	"${cross}gcc" -static -O2 -Wall -Werror -o "$work/root/t/$prog" "$top/tools/testing/guest/$prog.c"
 done

@@ -2,6 +2,7 @@
 # switches itself off after its first report (debug_locks = 0), after which
 # nothing is checked; a run that ends that way fails here even if the report
 # itself scrolled by.
+. /t/lib.sh
 if [ -n "${RPMU_BENCH:-}" ]; then
 	_case ok "lockdep still on at the end of the run # SKIP make bench runs a kernel without detectors"
 elif [ -r /proc/lockdep_stats ]; then

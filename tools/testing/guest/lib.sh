@@ -1,23 +1,44 @@
-# Guest test helpers. Each test script is one KTAP suite of end-to-end cases;
-# KUnit suites of loaded modules are saved from debugfs while the module is
-# loaded. results_print emits everything as one KTAP document for the host.
+# Guest test helpers, sourced by each test script (/t/NAME.sh). A script is
+# one suite of end-to-end cases, and runs alone (sh /t/NAME.sh) or as init's
+# child with its own timeout. Its cases are KTAP test lines made by the
+# kernel tree's ktap_helpers.sh (copied to /t), printed and, when init runs
+# it, also appended to $KTAP_OUT; other output is for the console. KUnit
+# suites of loaded modules are saved from debugfs while the module is
+# loaded (kunit_save).
 
+# RPMU_T: where the scripts are (/t in the guest; the host's harness test
+# runs them elsewhere).
+. "${RPMU_T:-/t}/ktap_helpers.sh"
 RES=/tmp/results
 mkdir -p $RES
-nsuite=0
 
-# Suites are stored as $RES/<n>.ktap with their suite line numbered 1; the
-# number is fixed when printing.
-suite_begin() {
-	suite=$1 ncase=0 nsuite=$((nsuite + 1))
-	: >"$RES/cases"
-	echo "### suite $suite"
+# The suite's KTAP lines (init names the file; a script run alone keeps
+# its own). The test number and the totals are counted from it, so a case
+# reported from a subshell (a pipeline, a command substitution) counts too.
+KTAP_OUT=${KTAP_OUT:-/tmp/ktap-$$.out}
+touch "$KTAP_OUT"
+
+# _emit FUNCTION ARGS...: a ktap_helpers.sh function, its line printed and
+# appended to $KTAP_OUT. No globbing: ktap_helpers.sh echoes unquoted.
+_emit() {
+	KTAP_TESTNO=$(($(grep -cE '^(not )?ok [0-9]+ ' "$KTAP_OUT") + 1))
+	set -f
+	"$@" >/tmp/ktap-$$.line
+	set +f
+	cat /tmp/ktap-$$.line
+	cat /tmp/ktap-$$.line >>"$KTAP_OUT"
 }
 
-_case() { # status name
-	ncase=$((ncase + 1))
-	echo "    $1 $ncase $2" >>"$RES/cases"
-	echo "case $1: $2"
+# _case ok|"not ok" NAME: one case; a NAME ending "# SKIP why" is skipped.
+_case() {
+	case "$1:$2" in
+	"ok:"*"# SKIP"*)
+		_emit ktap_print_msg "SKIP: ${2#*# SKIP }"
+		_emit ktap_test_skip "${2%% # SKIP*}"
+		;;
+	"ok:"*) _emit ktap_test_pass "$2" ;;
+	*) _emit ktap_test_fail "$2" ;;
+	esac
 }
 
 # ok NAME CMD...: one case, passing if CMD succeeds.
@@ -33,7 +54,7 @@ ok() {
 }
 
 # ktap_cases: fold "ok N name" / "not ok N name" lines printed by a test
-# program into the current suite; other lines are shown as diagnostics.
+# program into this suite; other lines are shown as diagnostics.
 ktap_cases() {
 	while IFS= read -r line; do
 		case $line in
@@ -44,17 +65,15 @@ ktap_cases() {
 	done
 }
 
-suite_end() {
-	st=ok
-	if grep -q "not ok" "$RES/cases" || [ "$ncase" = 0 ]; then st="not ok"; fi
-	{
-		echo "    KTAP version 1"
-		echo "    # Subtest: $suite"
-		echo "    1..$ncase"
-		cat "$RES/cases"
-		echo "$st 1 $suite"
-	} >"$RES/e$nsuite.ktap"
+# The end of a script (EXIT trap): the totals line, which tells init that
+# the script ran to its end.
+_totals() {
+	KTAP_CNT_SKIP=$(grep -cE '^ok [0-9]+ .*# SKIP' "$KTAP_OUT")
+	KTAP_CNT_PASS=$(($(grep -cE '^ok [0-9]+ ' "$KTAP_OUT") - KTAP_CNT_SKIP))
+	KTAP_CNT_FAIL=$(grep -cE '^not ok [0-9]+ ' "$KTAP_OUT")
+	_emit ktap_print_totals
 }
+trap _totals EXIT
 
 # kunit_save SUITE: keep the KUnit results of SUITE (run when its module was
 # loaded), before the module goes away with its debugfs files.
@@ -66,26 +85,6 @@ kunit_save() {
 		printf '    KTAP version 1\n    # Subtest: %s\n    1..1\n    not ok 1 results_missing\nnot ok 1 %s\n' \
 			"$1" "$1" >"$RES/k-$1.ktap"
 	fi
-}
-
-results_print() {
-	dmesg -n 1
-	echo "=== RPMU KTAP BEGIN ==="
-	echo "KTAP version 1"
-	set -- "$RES"/k-*.ktap "$RES"/e*.ktap
-	n=0
-	for f; do [ -e "$f" ] && n=$((n + 1)); done
-	echo "1..$n"
-	i=0
-	for f; do
-		[ -e "$f" ] || continue
-		i=$((i + 1))
-		sed -E "\$s/^(not ok|ok) 1 /\1 $i /" "$f"
-	done
-	echo "=== RPMU KTAP END ==="
-	echo "=== RPMU DMESG BEGIN ==="
-	dmesg
-	echo "=== RPMU DMESG END ==="
 }
 
 # meminfo_kb FIELD

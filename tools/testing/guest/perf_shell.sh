@@ -5,6 +5,7 @@
 #   stat_all_pmu.sh  perf stat of every event of every PMU, ours included
 #   list.sh          perf list -j validated with Python's json.tool; the
 #                    guest has no Python, so perf's own script skips (exit 2)
+. /t/lib.sh
 . /t/xgene_lib.sh
 T=/t/perf-tests/shell
 

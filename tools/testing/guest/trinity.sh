@@ -19,6 +19,7 @@
 # stopped: if its processes spent their time in user space it counts as a
 # trinity livelock and the next piece goes on (at most TRINITY_LIVELOCKS,
 # 3); if not (asleep or spinning in the kernel), the case fails.
+. /t/lib.sh
 M=/lib/modules/rpmu
 tops=${TRINITY_OPS:-5000} tseed=${FUZZ_SEED:-1}
 # TRINITY_NO_MODULES=1: the same run with none of our modules loaded

@@ -1,4 +1,5 @@
 # vpa_dtl: loading, sysfs, perf list, event validation, module lifetime.
+. /t/lib.sh
 M=/lib/modules/rpmu
 D=/sys/bus/event_source/devices/vpa_dtl
 

@@ -5,6 +5,7 @@
 # computed on the host. The instrument (bench_lib.sh) times the driver's
 # hrtimer callback between the kernel's hrtimer tracepoints; its calls are
 # also the driver's timer wakeups.
+. /t/lib.sh
 . /t/dtl_lib.sh
 . /t/bench_lib.sh
 REPS=${BENCH_REPS:-3}

@@ -1,4 +1,5 @@
 # vpa_dtl capture scenarios against the simulated hypervisor.
+. /t/lib.sh
 . /t/dtl_lib.sh
 insmod $M/vpa_dtl.ko
 

@@ -2,6 +2,7 @@
 # upstream C vpa-dtl (built into the test kernel; this boot does not
 # blacklist it). Only paths that do not crash the C driver are run: no
 # disable/enable toggles, no per-task events (see ../shared/FACTS.md).
+. /t/lib.sh
 . /t/dtl_lib.sh
 ok "C reference: vpa_dtl PMU present" test -d $D
 ok "C reference: no stats directory (it keeps no counters)" test ! -e $D/stats

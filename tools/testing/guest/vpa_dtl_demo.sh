@@ -1,5 +1,6 @@
 # The demo: our vpa_dtl with the simulated hypervisor, recorded and decoded
 # by stock perf.
+. /t/lib.sh
 . /t/dtl_lib.sh
 echo
 echo "== insmod vpa_dtl.ko dtl_sim.ko; the PMU in sysfs and perf list"

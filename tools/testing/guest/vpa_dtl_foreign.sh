@@ -6,6 +6,7 @@
 # vcpudispatch_stats holds dtl_access_lock from one write(2) to another, which
 # lockdep reports on return to user space (a known 7.3.4 defect, bracketed
 # for report.py), and lockdep is off afterwards: this suite runs last.
+. /t/lib.sh
 . /t/dtl_lib.sh
 insmod $M/vpa_dtl.ko
 V=/proc/powerpc/vcpudispatch_stats

@@ -6,6 +6,7 @@
 # CPU is not idle) while the simulator, which adopts the boot-time rings,
 # writes entries; then each CPU's steal in /proc/stat must match the steal
 # the simulator injected (enqueue-to-dispatch plus ready-to-enqueue time).
+. /t/lib.sh
 . /t/dtl_lib.sh
 insmod $M/vpa_dtl.ko
 

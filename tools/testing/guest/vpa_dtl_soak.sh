@@ -5,6 +5,7 @@
 #   SOAK_TOGGLES  disable/enable toggles during a capture         (500; 10000)
 # Each capture ends with dtl_check: injected = captured + reported lost,
 # exactly, with the simulator writing throughout.
+. /t/lib.sh
 . /t/dtl_lib.sh
 loads=${SOAK_LOADS:-20} hp=${SOAK_HOTPLUG:-10} tog=${SOAK_TOGGLES:-500}
 CAPTURE_T=${SOAK_CAPTURE_T:-600}

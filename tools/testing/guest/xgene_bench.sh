@@ -5,6 +5,7 @@
 # a read() of one event (its pmu->read inside the same syscall path for
 # both drivers), and the CPU time of `perf stat -a -I 100` reading 8
 # events for 30 s.
+. /t/lib.sh
 . /t/xgene_lib.sh
 . /t/bench_lib.sh
 REPS=${BENCH_REPS:-3}

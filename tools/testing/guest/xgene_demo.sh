@@ -3,6 +3,7 @@
 # "xgene demo: events=E matched=M" (X-Gene 2, device tree), or on an ACPI
 # boot (`make demo-xgene XGENE=3`) "xgene demo: firmware=acpi version=V
 # events=E matched=M".
+. /t/lib.sh
 . /t/xgene_lib.sh
 
 ok "insmod xgene_sim.ko (simulated silicon)" timeout 30 insmod $XGSIM

@@ -3,6 +3,7 @@
 # hotplug (the owning CPU moves), and rmmod/insmod attempts of the driver.
 # XGENE_DRIVER=builtin fuzzes the upstream C driver bound at boot (no module
 # operations); FUZZ_NO_HOTPLUG=1 leaves CPU hotplug out (for bisecting).
+. /t/lib.sh
 . /t/xgene_lib.sh
 RPMU_DTSI_HINT="RPMU_DTSI=tools/testing/xgene/xgene-v2.dtsi "
 ok "insmod xgene_sim.ko (sessions not logged)" timeout 30 insmod $XGSIM log_sessions=0

@@ -4,6 +4,7 @@
 # interrupt, "nobody cared", and overflow handling would stop for every PMU).
 # Not run on the upstream C driver: its handler returns IRQ_HANDLED whatever
 # it found, so a held line would keep a CPU in the handler for good.
+. /t/lib.sh
 . /t/xgene_lib.sh
 XDRV=${XGENE_DRIVER:-$M/xgene_pmu.ko}
 

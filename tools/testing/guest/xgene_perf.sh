@@ -4,6 +4,7 @@
 # (scripts/guest-perf.sh). `perf list` must describe every event of every
 # PMU with the JSON's description, and `perf stat -M` must compute each
 # metric from counts that equal the simulated silicon's tallies.
+. /t/lib.sh
 . /t/xgene_lib.sh
 XDRV=${XGENE_DRIVER:-$M/xgene_pmu.ko}
 

@@ -1,6 +1,7 @@
 # xgene_pmu.ko (ours) on the simulated X-Gene silicon: probe, sysfs against the
 # JSON tables, the perf_event_open contract, module lifetime and leaks.
 # The upstream C driver is kept out of this boot (initcall_blacklist).
+. /t/lib.sh
 M=/lib/modules/rpmu
 D=/sys/bus/event_source/devices
 

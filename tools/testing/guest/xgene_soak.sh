@@ -4,6 +4,7 @@
 #   SOAK_HOTPLUG  cycles taking the owning CPU offline and online again while
 #                 perf stat counts; every count must equal the model's tally
 #                                                                 (10; 100)
+. /t/lib.sh
 . /t/xgene_lib.sh
 loads=${SOAK_LOADS:-10} hp=${SOAK_HOTPLUG:-10}
 ok "insmod xgene_sim.ko (sessions not logged)" timeout 30 insmod $XGSIM log_sessions=0

@@ -13,6 +13,7 @@
 #                          DIFF line naming the model's readings in force, not
 #                          asserted.
 # Nothing here depends on which driver it is.
+. /t/lib.sh
 . /t/xgene_lib.sh
 XDRV=${XGENE_DRIVER:-$M/xgene_pmu.ko}
 

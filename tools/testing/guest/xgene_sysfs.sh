@@ -1,6 +1,7 @@
 # The X-Gene PMUs' sysfs files (format, events, cpumask), printed as
 # "SYSFS <pmu>/<file>=<value>" lines: the host compares the tree of our
 # driver's boot with the upstream C driver's (scripts/check.sh).
+. /t/lib.sh
 D=/sys/bus/event_source/devices
 XDRV=${XGENE_DRIVER:-/lib/modules/rpmu/xgene_pmu.ko}
 loaded=

@@ -1,6 +1,7 @@
 # The event tables (drivers/perf/xgene/events/*.json) against the sysfs
 # events of the upstream C xgene_pmu, probed on the simulated v2 silicon:
 # same names, same codes, nothing missing or extra.
+. /t/lib.sh
 D=/sys/bus/event_source/devices
 for pmu in l3c0 iob0 mcb0 mc0; do
 	ok "C xgene_pmu registered $pmu on the simulated v2 PMU" test -d $D/$pmu/events
