@@ -122,6 +122,11 @@ static GROUPS: [AttrGroup<TimerPmu>; 1] = [AttrGroup::fixed(
     &[(c"event", AttrValue::Fixed(c"config:0-63"))],
 )];
 
+/// Registers a [`TimerPmu`] named `name`.
+fn timer_pmu(name: &'static CStr) -> Registration<TimerPmu> {
+    Registration::new(this_module(), name, Ok::<_, Error>(TimerPmu), &GROUPS).expect("register")
+}
+
 #[pin_data]
 struct TwoLocks {
     #[pin]
@@ -136,13 +141,7 @@ mod cases {
 
     #[test]
     fn timer_stops_with_the_event() {
-        let r = Registration::new(
-            this_module(),
-            c"rpmu_kunit_timer",
-            Ok::<_, Error>(TimerPmu),
-            &GROUPS,
-        )
-        .expect("register");
+        let r = timer_pmu(c"rpmu_kunit_timer");
         let cpu = CpuId::from_u32(0).unwrap_or_else(CpuId::current);
         let ev = KernelCounter::new(r.pmu_type(), 1, cpu).expect("open");
         fsleep(Delta::from_millis(20));
@@ -184,13 +183,7 @@ mod cases {
 
     #[test]
     fn inherited_task_event_of_aux_pmu_refused() {
-        let r = Registration::new(
-            this_module(),
-            c"rpmu_kunit_inherit",
-            Ok::<_, Error>(TimerPmu),
-            &GROUPS,
-        )
-        .expect("register");
+        let r = timer_pmu(c"rpmu_kunit_inherit");
         let cpu = CpuId::from_u32(0).unwrap_or_else(CpuId::current);
         let before = INITS.load(Relaxed);
         // Inherited, per task: refused by the abstraction, the driver never
@@ -214,13 +207,7 @@ mod cases {
     #[test]
     fn migrate_context_refuses_the_cpu_going_offline() {
         let one = CpuId::from_u32(1).expect("cpu 1");
-        let reg = Registration::new(
-            this_module(),
-            c"rpmu_kunit_migrate",
-            Ok::<_, Error>(TimerPmu),
-            &GROUPS,
-        )
-        .expect("register");
+        let reg = timer_pmu(c"rpmu_kunit_migrate");
         let pmu_type = reg.pmu_type();
         let state = HotplugState::<Migrator>::new(c"rpmu/kunit:migrate").expect("state");
         let inst = HotplugInstance::new(

@@ -6,6 +6,21 @@
 //! spirit of `kernel::io::register!`. Their getters and setters never
 //! panic: a field past bit 31, or with `lo > hi`, has no bits and reads 0.
 
+/// Bits `lo..=hi` of a 64-bit word; 0 if `lo > hi` or `hi` is past bit 63.
+pub const fn mask64(lo: u32, hi: u32) -> u64 {
+    if lo > hi {
+        return 0;
+    }
+    // The ones from bit `lo` up, cut above bit `hi`.
+    match (u64::MAX.checked_shl(lo), 63u32.checked_sub(hi)) {
+        (Some(from_lo), Some(above_hi)) => match u64::MAX.checked_shr(above_hi) {
+            Some(to_hi) => from_lo & to_hi,
+            None => 0,
+        },
+        _ => 0,
+    }
+}
+
 /// One bit of a register.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Bit {
@@ -76,17 +91,11 @@ impl BitField {
 
     /// The bits of the field in place (0 for a malformed field).
     pub const fn mask(self) -> u32 {
-        if self.lo > self.hi {
+        if self.hi > 31 {
             return 0;
         }
-        // The ones from bit `lo` up, cut above bit `hi`; `None` past bit 31.
-        match (u32::MAX.checked_shl(self.lo), 31u32.checked_sub(self.hi)) {
-            (Some(from_lo), Some(above_hi)) => match u32::MAX.checked_shr(above_hi) {
-                Some(to_hi) => from_lo & to_hi,
-                None => 0,
-            },
-            _ => 0,
-        }
+        // Bits `lo..=hi` of a 64-bit word, all within the low 32.
+        mask64(self.lo, self.hi) as u32
     }
 
     /// The field's value in `reg`.

@@ -9,7 +9,10 @@
 //! directory). The `format` strings are the ABI upstream has always shown
 //! (NOTES.md section 2); [`super::config`] derives its validation from them.
 
-use super::hw::{PmuType, Version};
+use super::{
+    bitfield::mask64,
+    hw::{PmuType, Version},
+};
 
 /// A named event: `events/<name>` reads `config=0x<code>`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -144,17 +147,7 @@ impl Field {
     /// The bits of the field as a mask of its word.
     /// Empty for a malformed field (`lo > hi` or past bit 63).
     pub const fn mask(&self) -> u64 {
-        if self.lo > self.hi {
-            return 0;
-        }
-        // The ones from bit `lo` up, cut above bit `hi`; `None` past bit 63.
-        match (u64::MAX.checked_shl(self.lo), 63u32.checked_sub(self.hi)) {
-            (Some(from_lo), Some(above_hi)) => match u64::MAX.checked_shr(above_hi) {
-                Some(to_hi) => from_lo & to_hi,
-                None => 0,
-            },
-            _ => 0,
-        }
+        mask64(self.lo, self.hi)
     }
 }
 
