@@ -3,11 +3,10 @@
  * C helpers for `static inline` functions and macros that Rust cannot call
  * directly. Most are one-line wrappers. A few hold a little C of their own:
  * rpmu_event_fix_period() (a frequency event turned into a fixed period),
- * the registry of this module's AUX areas (rpmu_aux_*), the per-CPU
- * interrupt-disable count behind rpmu_raw_spin_lock_irq_disable() on kernels
- * without raw_spin_lock_irq_disable(), rpmu_fwnode_mem_resource() (a DT or
- * ACPI node's first memory window) and rpmu_for_each_group_member(). The
- * drivers' logic stays in Rust.
+ * the registry of this module's AUX areas (rpmu_aux_*),
+ * rpmu_fwnode_mem_resource() (a DT or ACPI node's first memory window) and
+ * rpmu_for_each_group_member(); and rpmu_compat.c, what a kernel before 7.3
+ * lacks. The drivers' logic stays in Rust.
  */
 #ifndef RPMU_HELPERS_H
 #define RPMU_HELPERS_H
