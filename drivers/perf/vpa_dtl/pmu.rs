@@ -18,7 +18,7 @@ use crate::{
         pseries::dtl::{DtlBuffer, Mode, RegisterError},
         sync::{new_raw_spinlock, RawSpinLock},
     },
-    stats::Stats,
+    stats::{Stats, Totals},
 };
 use kernel::{
     pr_err_once, pr_warn_once,
@@ -28,8 +28,8 @@ use kernel::{
 
 /// The PMU.
 pub(crate) struct VpaDtl {
-    /// Totals since the module was loaded, for `stats/`.
-    pub(crate) totals: Stats,
+    /// Totals since the module was loaded, per CPU, for `stats/`.
+    pub(crate) totals: Totals,
     /// The record opening each AUX transaction: the boot timebase estimate
     /// and the timebase frequency.
     header: Header,
@@ -39,13 +39,18 @@ pub(crate) struct VpaDtl {
 }
 
 impl VpaDtl {
-    pub(crate) fn new(boot_tb: u64, boot_tb_err: u64, tb_freq: u64, mode: pacer::Mode) -> Self {
-        Self {
-            totals: Stats::new(),
+    pub(crate) fn new(
+        boot_tb: u64,
+        boot_tb_err: u64,
+        tb_freq: u64,
+        mode: pacer::Mode,
+    ) -> Result<Self> {
+        Ok(Self {
+            totals: Totals::new()?,
             header: Header::new(boot_tb, tb_freq),
             boot_tb_err,
             mode,
-        }
+        })
     }
 }
 
@@ -92,7 +97,7 @@ impl VpaDtl {
         let d = ev.data();
         let o = r.poll(ev, &d.buf, d.mask, &self.header, live);
         d.stats.record(&o);
-        self.totals.record(&o);
+        self.totals.record(d.buf.cpu(), &o);
         o
     }
 

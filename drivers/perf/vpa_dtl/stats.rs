@@ -1,10 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Entry counts: an event's, and the PMU's totals since the module was
-//! loaded.
+//! loaded, kept per CPU.
+//!
+//! A poll runs on its event's CPU and adds to the event's counts and to that
+//! CPU's totals only, so no cache line of the poll path is written by two
+//! CPUs; `stats/` sums the CPUs' totals when it is read.
 
 use crate::poll::Outcome;
-use kernel::sync::atomic::{Atomic, Relaxed};
+use kernel::{
+    cpu::CpuId,
+    prelude::*,
+    sync::atomic::{Atomic, Relaxed},
+};
 
 /// Cumulative entry counts.
 pub(crate) struct Stats {
@@ -54,11 +62,45 @@ impl Stats {
         }
     }
 
-    /// Entries lost so far, for whatever reason.
+    /// Entries lost so far, for whatever reason (an event's value).
     pub(crate) fn lost(&self) -> u64 {
         self.lost_overrun
             .load(Relaxed)
             .wrapping_add(self.lost_aux_full.load(Relaxed))
             .wrapping_add(self.lost_foreign.load(Relaxed))
+    }
+}
+
+/// One CPU's totals, alone in its cache line (128 bytes on POWER).
+#[repr(C, align(128))]
+struct CpuTotals(Stats);
+
+/// The PMU's totals since the module was loaded: one [`Stats`] per CPU.
+pub(crate) struct Totals(KVec<CpuTotals>);
+
+impl Totals {
+    /// Zero totals for every CPU number (`nr_cpu_ids`).
+    pub(crate) fn new() -> Result<Self> {
+        let n = kernel::cpu::nr_cpu_ids() as usize;
+        let mut v = KVec::with_capacity(n, GFP_KERNEL)?;
+        for _ in 0..n {
+            v.push(CpuTotals(Stats::new()), GFP_KERNEL)?;
+        }
+        Ok(Self(v))
+    }
+
+    /// Adds what a poll on `cpu` found to that CPU's totals.
+    pub(crate) fn record(&self, cpu: CpuId, o: &Outcome) {
+        // One slot per CPU number below `nr_cpu_ids` (`CpuId` invariant).
+        if let Some(t) = self.0.get(u32::from(cpu) as usize) {
+            t.0.record(o);
+        }
+    }
+
+    /// The sum over the CPUs of the count `field` picks.
+    pub(crate) fn sum(&self, field: impl Fn(&Stats) -> &Atomic<u64>) -> u64 {
+        self.0
+            .iter()
+            .fold(0u64, |n, t| n.wrapping_add(field(&t.0).load(Relaxed)))
     }
 }

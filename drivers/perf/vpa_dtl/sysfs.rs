@@ -9,18 +9,12 @@ use crate::{
     stats::Stats,
 };
 use core::fmt::Write;
-use kernel::sync::atomic::{Atomic, Relaxed};
 
-fn show(w: &mut SysfsWriter<'_>, count: &Atomic<u64>) -> core::fmt::Result {
-    writeln!(w, "{}", count.load(Relaxed))
-}
-
-/// A `stats/` file showing one of the PMU's totals.
+/// A `stats/` file showing one of the PMU's totals, summed over the CPUs.
 macro_rules! total {
     ($field:ident) => {{
         fn show_total(p: &VpaDtl, w: &mut SysfsWriter<'_>) -> core::fmt::Result {
-            let t: &Stats = &p.totals;
-            show(w, &t.$field)
+            writeln!(w, "{}", p.totals.sum(|s: &Stats| &s.$field))
         }
         AttrValue::Show(show_total)
     }};

@@ -75,7 +75,7 @@ impl kernel::Module for VpaDtlModule {
         } else {
             pacer::Mode::Fixed
         };
-        let driver = pmu::VpaDtl::new(boot_tb, boot_tb_err, tb_freq, mode);
+        let driver = pmu::VpaDtl::new(boot_tb, boot_tb_err, tb_freq, mode)?;
         let reg = Registration::new(module, c"vpa_dtl", Ok::<_, Error>(driver), &sysfs::GROUPS)?;
         pr_info!(
             "registered PMU type {} (timebase {} Hz, boot_tb {} +/- {} ticks, {:?} polling)\n",
