@@ -39,6 +39,8 @@ pub(crate) struct VpaDtl {
 }
 
 impl VpaDtl {
+    /// The PMU, with the boot timebase estimate (and its error bound) and
+    /// the timebase frequency for the AUX header, polling in `mode`.
     pub(crate) fn new(
         boot_tb: u64,
         boot_tb_err: u64,

@@ -40,6 +40,7 @@ pub(crate) struct Reader {
 }
 
 impl Reader {
+    /// A reader with its scratch buffer; reading starts at `reset`.
     pub(crate) fn new() -> Result<Self> {
         let scratch = KBox::init::<core::convert::Infallible>(
             pin_init::zeroed::<[u8; ring::BUFFER_BYTES]>(),
@@ -90,6 +91,7 @@ pub(crate) struct Header {
 }
 
 impl Header {
+    /// The header for `boot_tb` and `tb_freq`.
     pub(crate) fn new(boot_tb: u64, tb_freq: u64) -> Self {
         Self {
             words: record::header_words(boot_tb, tb_freq),

@@ -32,6 +32,7 @@ pub(crate) struct Stats {
 }
 
 impl Stats {
+    /// All counts zero.
     pub(crate) const fn new() -> Self {
         Self {
             captured: Atomic::new(0),
