@@ -2,8 +2,8 @@
 
 //! KUnit for what the abstraction guarantees at run time rather than by
 //! type: the event's timer never runs once perf has stopped the event (the
-//! abstraction cancels it after `stop` and `del`; the test PMU cancels
-//! nothing itself); guards of two `RawSpinLockIrq` locks may be dropped in
+//! abstraction cancels it after `stop` and `del`, and after a failed `add`;
+//! the test PMU cancels nothing itself); guards of two `RawSpinLockIrq` locks may be dropped in
 //! either order without interrupts coming back on under a held lock; an
 //! inherited per-task event of an AUX PMU is refused before the driver sees
 //! it; and `migrate_context` refuses the CPU going offline as the target.
@@ -37,6 +37,10 @@ static FIRED: Atomic<u32> = Atomic::new(0);
 /// Expiries seen while the event was not started: must stay 0.
 static FIRED_STOPPED: Atomic<u32> = Atomic::new(0);
 
+/// The config of a [`TimerPmu`] event whose `add` starts the timer and
+/// fails.
+const FAILING_ADD: u64 = 2;
+
 /// Calls of [`TimerPmu::event_init`].
 static INITS: Atomic<u32> = Atomic::new(0);
 
@@ -46,17 +50,24 @@ struct TimerPmu;
 
 #[vtable]
 impl PmuDriver for TimerPmu {
-    type EventData = ();
+    /// The event's config: [`FAILING_ADD`] or any other.
+    type EventData = u64;
     type AuxData = ();
     const CAPABILITIES: Capabilities = Capabilities::empty().with(Capability::NoExclude);
     const TASK_CONTEXT: TaskContext = TaskContext::Invalid;
 
-    fn event_init(&self, _e: &mut EventInit<'_>) -> Result<impl PinInit<(), Error>> {
+    fn event_init(&self, e: &mut EventInit<'_>) -> Result<impl PinInit<u64, Error>> {
         INITS.add(1, Relaxed);
-        Ok(Ok::<(), Error>(()))
+        Ok(Ok::<u64, Error>(e.config()))
     }
 
     fn add(&self, ev: &Event<Self>, flags: EventFlags) -> Result {
+        if *ev.data() == FAILING_ADD {
+            // Starts the timer, then fails: perf calls no `del`, so the
+            // abstraction must disarm it.
+            self.start(ev, flags);
+            return Err(EBUSY);
+        }
         add_stopped(self, ev, flags)
     }
 
@@ -175,6 +186,21 @@ mod cases {
         assert!(irqs_disabled());
         drop(gb);
         assert!(!irqs_disabled());
+    }
+
+    #[test]
+    fn failed_add_leaves_no_timer() {
+        let r = timer_pmu(c"rpmu_kunit_failadd");
+        let cpu = CpuId::from_u32(0).unwrap_or_else(CpuId::current);
+        let fired = FIRED.load(Relaxed);
+        // Perf creates the event; scheduling it fails at `add`, and perf
+        // retries at each rotation, each time failing again.
+        let ev = KernelCounter::new(r.pmu_type(), FAILING_ADD, cpu);
+        fsleep(Delta::from_millis(20));
+        let after = FIRED.load(Relaxed);
+        drop(ev);
+        drop(r);
+        assert_eq!(after, fired);
     }
 
     // These two assert only after undoing what they did: a failed KUnit
