@@ -8,15 +8,20 @@ source "$(dirname "$0")/lib.sh"
 
 #   scripts/kernel.sh ppc64le-acct    -> the pseries kernel with native cputime
 #                                        accounting (the kernel's own DTL users)
+#   scripts/kernel.sh ppc64le-kvmhost -> the L1 of the nested KVM-HV setup
+#                                        (run-guest.sh RPMU_NESTED=1)
 #   scripts/kernel.sh ppc64le-bench|arm64-bench
 #                                     -> the test kernel without its detectors,
 #                                        for make bench
-guest=${1:?usage: kernel.sh ppc64le|ppc64le-acct|ppc64le-bench|arm64|arm64-bench}
+guest=${1:?usage: kernel.sh ppc64le|ppc64le-acct|ppc64le-bench|ppc64le-kvmhost|arm64|arm64-bench}
 cfg=$RPMU_TOP/tools/testing/configs
 case $guest in
 ppc64le) frags=("$cfg/ppc64le-pseries.config") ;;
 ppc64le-acct) frags=("$cfg/ppc64le-pseries.config" "$cfg/ppc64le-acct.config") ;;
 ppc64le-bench) frags=("$cfg/ppc64le-pseries.config" "$cfg/bench.config") ;;
+ppc64le-kvmhost)
+	frags=("$cfg/ppc64le-pseries.config" "$cfg/bench.config" "$cfg/ppc64le-acct.config" "$cfg/ppc64le-kvmhost.config")
+	;;
 arm64) frags=("$cfg/arm64-virt.config") ;;
 arm64-bench) frags=("$cfg/arm64-virt.config" "$cfg/bench.config" "$cfg/arm64-bench.config") ;;
 *) die "unknown guest kernel $guest" ;;

@@ -13,7 +13,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 host_pkgs=(clang-19 lld-19 llvm-19 libclang-19-dev bc bison flex libelf-dev libssl-dev
 	cpio xz-utils gzip make gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross device-tree-compiler rsync kmod
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross device-tree-compiler rsync kmod mmdebstrap
 	python3 file acpica-tools qemu-efi-aarch64)
 # Without their recommends: dkms would bring the host's own kernel headers
 # (linux-headers-amd64), which no check uses.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Boot the test kernel in QEMU with the project's modules and guest tests.
 #   tools/testing/run-guest.sh ppc64le|ppc64le-acct|arm64 PLAN LOG [extra kernel args]
-# (ppc64le-acct: the pseries kernel with native cputime accounting).
+# (ppc64le-acct: the pseries kernel with native cputime accounting;
+# RPMU_NESTED=1: a pseries guest run under Linux KVM-HV, see below).
 # PLAN is a comma-separated list of tools/testing/guest/<name>.sh scripts.
 # Builds whatever is missing (kernel, perf, modules), packs an initramfs,
 # boots with a timeout and writes the console to LOG.
@@ -133,12 +134,36 @@ fi
 # report that scrolled out of the ring would go unseen) and only warnings
 # reach the slow emulated console; the guest prints the log at the end.
 cmdline="console=$console rpmu.plan=$plan panic=-1 log_buf_len=${RPMU_LOG_BUF:-64M} loglevel=5 $ref $acpi_args $extra"
+# RPMU_NESTED=1 (pseries): the guest runs as L2 under Linux KVM-HV, which
+# writes its DTL. L0 is QEMU pseries (TCG, cap-nested-hv); L1 the KVM-HV host
+# kernel (kernel.sh ppc64le-kvmhost) with Debian's ppc64el QEMU
+# (l1-userspace.sh) and tools/testing/guest/l1-init; L2 this guest, with its
+# kernel, initramfs and command line, and its console passed through L1's.
+initrd=$work/initrd.gz
+if [ "${RPMU_NESTED:-0}" = 1 ]; then
+	[ "$karch" = powerpc ] || die "RPMU_NESTED needs a pseries guest"
+	l1k=$("$top/scripts/kernel.sh" ppc64le-kvmhost)
+	l1root=$("$top/scripts/l1-userspace.sh")
+	rm -rf "$work/l1" && mkdir -p "$work/l1"
+	cp -a "$l1root/." "$work/l1/"
+	mkdir -p "$work/l1/l2"
+	install -m 0755 "$top/tools/testing/guest/l1-init" "$work/l1/init"
+	cp "$kdir/vmlinux" "$work/l1/l2/vmlinux"
+	cp "$work/initrd.gz" "$work/l1/l2/initrd.gz"
+	echo "$cmdline" >"$work/l1/l2/cmdline"
+	echo "${RPMU_L2_MEM:-1536M}" >"$work/l1/l2/mem"
+	(cd "$work/l1" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/l1-initrd.gz"
+	initrd=$work/l1-initrd.gz
+	qemu=(qemu-system-ppc64 -M pseries,cap-nested-hv=on -cpu power9 -m 4G -smp 2 -kernel "$l1k/vmlinux")
+	cmdline="console=hvc0 panic=-1 loglevel=5"
+	guest="$guest (L2 under KVM-HV)"
+fi
 log "booting $guest: plan $plan (timeout ${timeout_s}s)"
 set +e
 # RPMU_QEMU_ARGS: more QEMU options (make bench: -icount).
 # shellcheck disable=SC2086 # word-split options
 timeout --foreground "$timeout_s" "${qemu[@]}" ${RPMU_QEMU_ARGS:-} -nographic -no-reboot \
-	-initrd "$work/initrd.gz" -append "$cmdline" </dev/null >"$logf" 2>&1
+	-initrd "$initrd" -append "$cmdline" </dev/null >"$logf" 2>&1
 rc=$?
 set -e
 [ $rc = 124 ] && warn "guest timed out after ${timeout_s}s"
