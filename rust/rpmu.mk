@@ -48,7 +48,7 @@ rpmu-bindgen-fns := perf_pmu_register|perf_pmu_unregister|perf_aux_output_begin|
 	__cpuhp_state_remove_instance|anon_inode_getfile|fput|\
 	iounmap|fwnode_device_is_available|rpmu_.*
 rpmu-bindgen-vars := PERF_.*|DTL_LOG_.*|DISPATCH_LOG_BYTES|N_DISPATCH_LOG|\
-	CPUHP_.*|H_SUCCESS|H_REGISTER_VPA|H_VPA_.*|IORESOURCE_MEM|O_RDONLY
+	CPUHP_.*|H_SUCCESS|H_PARAMETER|H_REGISTER_VPA|H_VPA_.*|IORESOURCE_MEM|O_RDONLY
 
 ifeq ($(rpmu-testing),y)
 rpmu-objs += rpmu_test_helpers.o

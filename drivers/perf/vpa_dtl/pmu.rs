@@ -15,7 +15,7 @@ use crate::{
             AuxBuffer, Capabilities, Capability, Event, EventFlag, EventFlags, EventInit, HwState,
             HwStateBit, PmuDriver, Process, Reading, TaskContext, TimerRestart,
         },
-        pseries::dtl::{DtlBuffer, Mode, RegisterError},
+        pseries::dtl::{DtlBuffer, Mode, RegisterError, RingSize},
         sync::{new_raw_spinlock, RawSpinLock},
     },
     stats::{Stats, Totals},
@@ -36,22 +36,34 @@ pub(crate) struct VpaDtl {
     /// The boot timebase estimate's error bound (ticks).
     pub(crate) boot_tb_err: u64,
     mode: pacer::Mode,
+    /// The ring each event allocates (when not sharing the kernel's).
+    ring_size: RingSize,
+    /// The hypervisor logs every dispatch whatever the enable mask, with no
+    /// kind (KVM): only `dtl_all` can be honoured.
+    kinds_unlogged: bool,
+}
+
+/// How the PMU reads the DTL (the module's parameters and the platform).
+pub(crate) struct Setup {
+    /// How the polling period is chosen.
+    pub(crate) mode: pacer::Mode,
+    /// The ring each event allocates.
+    pub(crate) ring_size: RingSize,
+    /// See [`VpaDtl::kinds_unlogged`].
+    pub(crate) kinds_unlogged: bool,
 }
 
 impl VpaDtl {
     /// The PMU, with the boot timebase estimate (and its error bound) and
-    /// the timebase frequency for the AUX header, polling in `mode`.
-    pub(crate) fn new(
-        boot_tb: u64,
-        boot_tb_err: u64,
-        tb_freq: u64,
-        mode: pacer::Mode,
-    ) -> Result<Self> {
+    /// the timebase frequency for the AUX header, reading as `setup` says.
+    pub(crate) fn new(boot_tb: u64, boot_tb_err: u64, tb_freq: u64, setup: Setup) -> Result<Self> {
         Ok(Self {
             totals: Totals::new()?,
             header: Header::new(boot_tb, tb_freq),
             boot_tb_err,
-            mode,
+            mode: setup.mode,
+            ring_size: setup.ring_size,
+            kinds_unlogged: setup.kinds_unlogged,
         })
     }
 }
@@ -61,7 +73,7 @@ impl VpaDtl {
 fn refusal_errno(why: Refusal) -> Error {
     match why {
         Refusal::NotPerfmon => EACCES,
-        Refusal::Counting | Refusal::BranchStack => eopnotsupp(),
+        Refusal::Counting | Refusal::BranchStack | Refusal::KindUnlogged => eopnotsupp(),
         Refusal::BadConfig | Refusal::PerTask => EINVAL,
     }
 }
@@ -87,10 +99,11 @@ pub(crate) struct DtlEvent {
 impl VpaDtl {
     /// The polling of `ev` from now on: at its sample period (which
     /// `PERF_EVENT_IOC_PERIOD` may have changed), clamped like at
-    /// `event_init`, fixed or adapted as the module was loaded.
+    /// `event_init`, fixed or adapted as the module was loaded, for the
+    /// ring as registered.
     fn pacer(&self, ev: &Event<Self>) -> Pacer {
         let ns = validate::period_ns(ev.sample_period(), false);
-        Pacer::new(ns, self.mode)
+        Pacer::new(ns, self.mode, ev.data().buf.entries() as u64)
     }
 
     /// Polls `ev`'s DTL with the reader's lock held, and records what the
@@ -127,6 +140,7 @@ impl PmuDriver for VpaDtl {
             per_task: e.is_per_task(),
             has_cpu: e.cpu().is_some(),
             perfmon: e.caller_perfmon_capable(),
+            kinds_unlogged: self.kinds_unlogged,
         };
         if let Err(why) = validate::check(&req) {
             // Any user can ask in a loop: never above debug level.
@@ -139,7 +153,7 @@ impl PmuDriver for VpaDtl {
             e.set_fixed_period(ns);
         }
         // Fails with EBUSY if another event of this PMU owns the CPU's DTL.
-        let buf = DtlBuffer::new(cpu).inspect_err(|_| {
+        let buf = DtlBuffer::new(cpu, self.ring_size).inspect_err(|_| {
             pr_debug!(
                 "cpu {}: the DTL is in use by another vpa_dtl event\n",
                 u32::from(cpu)
@@ -153,7 +167,7 @@ impl PmuDriver for VpaDtl {
             );
             return Err(EBUSY);
         }
-        let reader = Reader::new()?;
+        let reader = Reader::new(buf.capacity_bytes())?;
         Ok(try_pin_init!(DtlEvent {
             buf,
             mask: e.config() as u8,

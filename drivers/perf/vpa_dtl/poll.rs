@@ -34,18 +34,18 @@ pub(crate) struct Reader {
     cursor: Cursor,
     /// The polling period.
     pacer: Pacer,
+    /// Entries in the ring being read ([`Start::entries`]).
+    ring: usize,
     /// Where entries are copied and checked when the AUX area cannot take
-    /// them all directly.
-    scratch: KBox<[u8; ring::BUFFER_BYTES]>,
+    /// them all directly: as large as the ring.
+    scratch: KVVec<u8>,
 }
 
 impl Reader {
-    /// A reader with its scratch buffer; reading starts at `reset`.
-    pub(crate) fn new() -> Result<Self> {
-        let scratch = KBox::init::<core::convert::Infallible>(
-            pin_init::zeroed::<[u8; ring::BUFFER_BYTES]>(),
-            GFP_KERNEL,
-        )?;
+    /// A reader with a scratch buffer of `bytes` (the ring's, see
+    /// `DtlBuffer::capacity_bytes`); reading starts at `reset`.
+    pub(crate) fn new(bytes: usize) -> Result<Self> {
+        let scratch = KVVec::from_elem(0u8, bytes, GFP_KERNEL)?;
         Ok(Self {
             next: 0,
             foreign_head: 0,
@@ -55,7 +55,8 @@ impl Reader {
                 last_entry: [0; entries::WORDS],
                 concurrent: false,
             },
-            pacer: Pacer::new(1_000_000, pacer::Mode::Fixed),
+            pacer: Pacer::new(1_000_000, pacer::Mode::Fixed, ring::RING_ENTRIES),
+            ring: 0,
             scratch,
         })
     }
@@ -64,6 +65,11 @@ impl Reader {
     pub(crate) fn reset(&mut self, start: Start, pacer: Pacer) {
         self.next = start.index;
         self.cursor.floor = start.timebase;
+        // Never more slots than the scratch buffer holds (the ring's
+        // capacity, so never fewer either).
+        self.ring = start
+            .entries
+            .min(self.scratch.len() / ring::ENTRY_SIZE);
         self.flag_partial = false;
         self.cursor.last_entry = [0; entries::WORDS];
         self.set_pacer(pacer);
@@ -169,11 +175,7 @@ impl Reader {
             }
             self.flag_partial = true;
         }
-        let readable = if self.cursor.concurrent {
-            ring::READABLE_CONCURRENT
-        } else {
-            ring::READABLE
-        };
+        let readable = ring::readable(self.ring as u64, self.cursor.concurrent);
         let dispatches = buf.dispatch_count();
         let head = buf.published_index();
         let Some(span) = ring::plan(self.next, head, readable) else {
@@ -207,9 +209,11 @@ impl Reader {
             span,
             head,
             readable,
+            ring: self.ring,
             dispatches,
             drop_kinds,
-            start: (span.first % ring::RING_ENTRIES) as usize,
+            // A ring of no entries (never) makes every slot out of bounds.
+            start: span.first.checked_rem(self.ring as u64).unwrap_or(0) as usize,
         };
 
         // Entries go straight into the AUX area, after the header record's
@@ -218,7 +222,7 @@ impl Reader {
         // the ring; otherwise through the scratch buffer.
         let mut out = ev.aux_output_begin();
         let space = out.as_ref().map_or(0, |o| o.space());
-        // `count <= RING_ENTRIES`: never saturates. A saturated size would
+        // `count <= ring`: never saturates. A saturated size would
         // exceed any space and take the scratch buffer.
         let direct = (span.count as usize)
             .saturating_add(1)

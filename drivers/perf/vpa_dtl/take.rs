@@ -49,8 +49,11 @@ pub(crate) struct Seen {
     pub(crate) span: ring::Span,
     /// The published index the span was planned from.
     pub(crate) head: u64,
-    /// [`ring::READABLE`], or [`ring::READABLE_CONCURRENT`].
+    /// Entries a poll may take ([`ring::readable`]).
     pub(crate) readable: u64,
+    /// Entries in the ring ([`DtlBuffer::entries`] when the reading
+    /// started).
+    pub(crate) ring: usize,
     /// The dispatch count before copying.
     pub(crate) dispatches: u32,
     /// Kinds the event does not get ([`entries::compact`]).
@@ -63,11 +66,11 @@ impl Seen {
     /// The ring slot of the span's `i`-th entry (`i` below the ring's size).
     #[inline]
     fn slot(&self, i: usize) -> usize {
-        // `start < RING_ENTRIES` and `i` below it: wraps at most once. A sum
-        // past `usize::MAX` (never) saturates to a slot outside the ring,
-        // which the loads refuse.
+        // `start < ring` and `i` below it: wraps at most once. A sum past
+        // `usize::MAX` (never) saturates to a slot outside the ring, which
+        // the loads refuse.
         let s = self.start.saturating_add(i);
-        s.checked_sub(ring::RING_ENTRIES as usize).unwrap_or(s)
+        s.checked_sub(self.ring).unwrap_or(s)
     }
 }
 
@@ -78,7 +81,7 @@ fn note_writer(buf: &DtlBuffer, c: &mut Cursor, seen: &Seen, head_after: u64, to
     let written = head_after != seen.head || torn > 0;
     if written && buf.dispatch_count() == seen.dispatches && !c.concurrent {
         pr_notice_once!(
-            "cpu {}: the DTL was written while this CPU read it, unpreempted; taking 84 entries per poll from now on\n",
+            "cpu {}: the DTL was written while this CPU read it, unpreempted; leaving its oldest slot from now on\n",
             u32::from(buf.cpu())
         );
         c.concurrent = true;
@@ -106,11 +109,11 @@ pub(crate) fn take_direct<T: PmuDriver>(
     let count = span.count as usize;
     let mut off = ring::ENTRY_SIZE;
     let mut copied = true;
-    for (slot, len) in ring::runs(span.first, span.count) {
+    for (slot, len) in ring::runs(span.first, span.count, seen.ring as u64) {
         if len > 0 {
             copied &= buf.slots(slot, len).is_some_and(|b| win.copy_from(off, b));
-            // At most 86 entries in: never saturates. A saturated offset
-            // would be past the window, where copies are refused.
+            // At most a ring and a header in: never saturates. A saturated
+            // offset would be past the window, where copies are refused.
             off = off.saturating_add(len.saturating_mul(ring::ENTRY_SIZE));
         }
     }
@@ -128,7 +131,7 @@ pub(crate) fn take_direct<T: PmuDriver>(
     let torn = ring::torn(span, head_after, seen.readable);
     note_writer(buf, c, seen, head_after, torn);
     // Absolute indices are free-running: they wrap.
-    if !copied || torn > 0 || span.first.wrapping_add(ring::RING_ENTRIES) == head_after {
+    if !copied || torn > 0 || span.first.wrapping_add(seen.ring as u64) == head_after {
         return None;
     }
     if let Some(last) = fresh.checked_sub(1) {
@@ -174,7 +177,7 @@ pub(crate) fn take_general(buf: &DtlBuffer, c: &mut Cursor, seen: &Seen, b: &mut
     let oldest_next = span
         .first
         .wrapping_add(torn)
-        .wrapping_add(ring::RING_ENTRIES);
+        .wrapping_add(seen.ring as u64);
     if torn < span.count && oldest_next == head_after {
         let at = torn as usize;
         let lapped = entries::oldest_lapped(b, at, count);

@@ -35,7 +35,7 @@ mod sysfs;
 
 use kernel::prelude::*;
 use logic::{pacer, record};
-use rpmu::{perf::Registration, pseries};
+use rpmu::{perf::Registration, pseries, pseries::dtl::RingSize};
 
 module! {
     type: VpaDtlModule,
@@ -47,6 +47,10 @@ module! {
         adaptive: bool {
             default: true,
             description: "Adapt the polling period to the DTL fill level (default; 0: poll at the sample period)",
+        },
+        ring_kib: u32 {
+            default: 0,
+            description: "DTL ring per CPU in KiB: 4, 64 (4 where the hypervisor refuses it), or 0 (default: 64 under KVM, 4 under PowerVM)",
         },
     },
 }
@@ -62,10 +66,15 @@ impl kernel::Module for VpaDtlModule {
             pr_err!("not a shared-processor LPAR (no FW_FEATURE_SPLPAR): no dispatch trace log\n");
             return Err(ENODEV);
         }
-        if pseries::is_kvm_guest() {
-            pr_err!("running as a KVM guest: the DTL PMU needs a PowerVM LPAR\n");
-            return Err(ENODEV);
-        }
+        let kvm = pseries::is_kvm_guest();
+        let ring_size = match (module_parameters::ring_kib.value(), kvm) {
+            (0, false) | (4, _) => RingSize::Standard,
+            (0, true) | (64, _) => RingSize::Large,
+            (kib, _) => {
+                pr_err!("ring_kib={}: must be 4, 64 or 0\n", kib);
+                return Err(EINVAL);
+            }
+        };
         let tb_freq = pseries::timebase_frequency();
         // `get_boot_tb()` is not exported to modules; `local_clock()` counts
         // nanoseconds from it.
@@ -75,15 +84,22 @@ impl kernel::Module for VpaDtlModule {
         } else {
             pacer::Mode::Fixed
         };
-        let driver = pmu::VpaDtl::new(boot_tb, boot_tb_err, tb_freq, mode)?;
+        let setup = pmu::Setup {
+            mode,
+            ring_size,
+            kinds_unlogged: kvm,
+        };
+        let driver = pmu::VpaDtl::new(boot_tb, boot_tb_err, tb_freq, setup)?;
         let reg = Registration::new(module, c"vpa_dtl", Ok::<_, Error>(driver), &sysfs::GROUPS)?;
         pr_info!(
-            "registered PMU type {} (timebase {} Hz, boot_tb {} +/- {} ticks, {:?} polling)\n",
+            "registered PMU type {} (timebase {} Hz, boot_tb {} +/- {} ticks, {:?} polling, {:?} ring{})\n",
             reg.pmu_type(),
             tb_freq,
             boot_tb,
             boot_tb_err,
-            mode
+            mode,
+            ring_size,
+            if kvm { ", KVM: dtl_all only" } else { "" }
         );
         Ok(Self { _reg: reg })
     }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Dispatch Trace Log buffers: one 4 KiB ring per CPU, registered with the
-//! hypervisor through `H_REGISTER_VPA`, which then logs dispatch events into
-//! it and publishes its index in the CPU's lppaca.
+//! Dispatch Trace Log buffers: one ring per CPU (4 KiB, or 64 KiB where the
+//! hypervisor takes it, see [`RingSize`]), registered with the hypervisor
+//! through `H_REGISTER_VPA`, which then logs dispatch events into it and
+//! publishes its index in the CPU's lppaca.
 //!
 //! A CPU has one DTL, and the kernel may use it too:
 //!
@@ -32,19 +33,24 @@ use kernel::{
 
 mod claim;
 mod geometry;
+mod mask;
 mod read;
 mod types;
 pub use claim::MAX_CPUS;
-pub use geometry::{DTL_BYTES, DTL_ENTRIES, DTL_ENTRY_BYTES, DTL_ENTRY_WORDS};
+pub use geometry::{
+    DTL_BYTES, DTL_ENTRIES, DTL_ENTRY_BYTES, DTL_ENTRY_WORDS, DTL_LARGE_BYTES, DTL_LARGE_ENTRIES,
+};
 
 // The geometry is the kernel's.
 const _: () = assert!(DTL_BYTES == bindings::DISPATCH_LOG_BYTES as usize);
 const _: () = assert!(DTL_ENTRY_BYTES == core::mem::size_of::<bindings::dtl_entry>());
+const _: () = assert!(DTL_LARGE_ENTRIES <= u32::MAX as usize);
 use claim::{Changing, Claim};
-pub use types::{Displacement, HcallError, Mode, RegisterError, Start};
+pub use types::{Displacement, HcallError, Mode, RegisterError, RingSize, Start};
 
 enum Ring {
     Own(ManuallyDrop<KBox<RingMem>>),
+    OwnLarge(ManuallyDrop<KBox<LargeRingMem>>),
     /// Points at the kernel's 4 KiB `dispatch_log`, which under native
     /// accounting is never freed.
     Kernel(NonNull<u8>),
@@ -56,6 +62,21 @@ struct RingMem(UnsafeCell<[u8; DTL_BYTES]>);
 // SAFETY: All-zero bytes are a valid `RingMem`.
 unsafe impl pin_init::Zeroable for RingMem {}
 
+/// Aligned to its size, so that it lies in one page of any host page size
+/// up to 64 KiB.
+#[repr(C, align(65536))]
+struct LargeRingMem(UnsafeCell<[u8; DTL_LARGE_BYTES]>);
+
+// SAFETY: All-zero bytes are a valid `LargeRingMem`.
+unsafe impl pin_init::Zeroable for LargeRingMem {}
+
+/// A zeroed ring, allocated in place: a ring value would otherwise pass
+/// through the stack.
+fn zeroed_box<T: pin_init::Zeroable>() -> Result<ManuallyDrop<KBox<T>>> {
+    let mem = KBox::init::<core::convert::Infallible>(pin_init::zeroed::<T>(), GFP_KERNEL)?;
+    Ok(ManuallyDrop::new(mem))
+}
+
 /// No displacement seen.
 const NOT_DISPLACED: u32 = 0;
 /// See [`Displacement::MaskChanged`].
@@ -63,9 +84,10 @@ const MASK_CHANGED: u32 = 1;
 /// See [`Displacement::Reregistered`].
 const REREGISTERED: u32 = 2;
 
-/// A DTL for one CPU: this module's 4 KiB buffer, aligned to 4 KiB (so it
-/// never crosses a page), with its size in the second big-endian word as
-/// `H_REGISTER_VPA` expects; or the kernel's own buffer (see [`Mode`]).
+/// A DTL for one CPU: this module's buffer of 4 or 64 KiB, aligned to its
+/// size (so it never crosses a page), with its size in the second
+/// big-endian word as `H_REGISTER_VPA` expects; or the kernel's own buffer
+/// (see [`Mode`]).
 ///
 /// # Invariants
 ///
@@ -73,6 +95,7 @@ const REREGISTERED: u32 = 2;
 /// - An `Own` ring is allocated, and does not move (it is boxed), until
 ///   `Drop`; it stays allocated while the hypervisor may write it: while
 ///   `registered` is true, and for ever after a displacement (see `Drop`).
+/// - `entries` is at most the ring's bytes divided by [`DTL_ENTRY_BYTES`].
 /// - A `Kernel` ring points at the CPU's `dispatch_log`, allocated at boot
 ///   and never freed under native accounting.
 /// - `lppaca` is the CPU's lppaca, which lives as long as the kernel.
@@ -81,6 +104,8 @@ pub struct DtlBuffer {
     cpu: CpuId,
     lppaca: NonNull<bindings::lppaca>,
     hwcpu: i32,
+    /// Entries in the ring as registered (see [`Start::entries`]).
+    entries: Atomic<u32>,
     registered: Atomic<bool>,
     /// Set while `register` or `unregister` runs: they exclude each other,
     /// so `registered` always says whether the hypervisor may write the ring
@@ -120,10 +145,11 @@ fn kernel_ring(cpu: CpuId) -> Option<NonNull<u8>> {
 
 impl DtlBuffer {
     /// A DTL reader for `cpu` (allocating, so it may sleep): [`Mode::Shared`]
-    /// if the kernel keeps a DTL of its own for the CPU, else [`Mode::Own`].
-    /// Fails with `ENODEV` if `cpu` is not a possible CPU, and with `EBUSY`
-    /// if this module already has a reader for `cpu`: a CPU has one DTL.
-    pub fn new(cpu: CpuId) -> Result<Self> {
+    /// if the kernel keeps a DTL of its own for the CPU, else [`Mode::Own`]
+    /// with a ring of `size`. Fails with `ENODEV` if `cpu` is not a possible
+    /// CPU, and with `EBUSY` if this module already has a reader for `cpu`:
+    /// a CPU has one DTL.
+    pub fn new(cpu: CpuId, size: RingSize) -> Result<Self> {
         // A number below `nr_cpu_ids` may still have no paca or lppaca.
         if !crate::rpmu::cpu::is_possible(cpu) {
             return Err(ENODEV);
@@ -133,27 +159,22 @@ impl DtlBuffer {
         // CPU has an lppaca for the kernel's lifetime.
         let lppaca =
             NonNull::new(unsafe { bindings::rpmu_lppaca_of(i32::from(cpu)) }).ok_or(ENODEV)?;
-        let ring = match kernel_ring(cpu).filter(|_| native_accounting()) {
-            Some(p) => Ring::Kernel(p),
-            None => {
-                // Zeroed in place: a 4 KiB value would otherwise pass
-                // through the stack.
-                let mem = KBox::init::<core::convert::Infallible>(
-                    pin_init::zeroed::<RingMem>(),
-                    GFP_KERNEL,
-                )?;
-                Ring::Own(ManuallyDrop::new(mem))
-            }
+        let ring = match (kernel_ring(cpu).filter(|_| native_accounting()), size) {
+            (Some(p), _) => Ring::Kernel(p),
+            (None, RingSize::Standard) => Ring::Own(zeroed_box()?),
+            (None, RingSize::Large) => Ring::OwnLarge(zeroed_box()?),
         };
         // SAFETY: `cpu` is a possible CPU; its paca is set up at boot.
         let hwcpu = unsafe { bindings::rpmu_hard_smp_processor_id(i32::from(cpu)) };
         // INVARIANT: `cpu` is a `CpuId`; not registered yet; a kernel ring
-        // is only used under native accounting; `lppaca` is the CPU's.
+        // is only used under native accounting; `lppaca` is the CPU's;
+        // every ring holds `DTL_ENTRIES`.
         Ok(Self {
             ring,
             cpu,
             lppaca,
             hwcpu,
+            entries: Atomic::new(DTL_ENTRIES as u32),
             registered: Atomic::new(false),
             changing: Atomic::new(false),
             added: Atomic::new(0),
@@ -171,7 +192,7 @@ impl DtlBuffer {
     /// Whose ring this is.
     pub fn mode(&self) -> Mode {
         match self.ring {
-            Ring::Own(_) => Mode::Own,
+            Ring::Own(_) | Ring::OwnLarge(_) => Mode::Own,
             Ring::Kernel(_) => Mode::Shared,
         }
     }
@@ -179,29 +200,29 @@ impl DtlBuffer {
     fn base(&self) -> *mut u8 {
         match &self.ring {
             Ring::Own(mem) => mem.0.get().cast(),
+            Ring::OwnLarge(mem) => mem.0.get().cast(),
             Ring::Kernel(p) => p.as_ptr(),
         }
+    }
+
+    /// The bytes of the ring's memory.
+    pub fn capacity_bytes(&self) -> usize {
+        match self.ring {
+            Ring::Own(_) | Ring::Kernel(_) => DTL_BYTES,
+            Ring::OwnLarge(_) => DTL_LARGE_BYTES,
+        }
+    }
+
+    /// Entries in the ring as last registered ([`Start::entries`]);
+    /// [`DTL_ENTRIES`] before.
+    #[inline]
+    pub fn entries(&self) -> usize {
+        self.entries.load(Relaxed) as usize
     }
 
     /// The CPU's lppaca, valid for the kernel's lifetime (invariant).
     fn lppaca(&self) -> *mut bindings::lppaca {
         self.lppaca.as_ptr()
-    }
-
-    /// The CPU's current DTL enable mask.
-    pub fn enable_mask(&self) -> u8 {
-        // SAFETY: `lppaca()` is valid; a plain byte the partition writes.
-        unsafe { core::ptr::read_volatile(addr_of_mut!((*self.lppaca()).dtl_enable_mask)) }
-    }
-
-    fn write_mask(&self, mask: u8) {
-        let lp = self.lppaca();
-        // SAFETY: `lp` is valid. The barrier orders earlier index updates
-        // before the hypervisor may act on the new mask.
-        unsafe {
-            kernel::sync::barrier::smp_mb(kernel::sync::barrier::Write);
-            core::ptr::write_volatile(addr_of_mut!((*lp).dtl_enable_mask), mask);
-        }
     }
 
     /// Whether another DTL user visibly holds the CPU's log, so that
@@ -240,126 +261,54 @@ impl DtlBuffer {
             return Ok(Start {
                 index: self.published_index(),
                 timebase,
+                entries: DTL_ENTRIES,
             });
         }
         if self.is_displaced() || self.other_user_active() {
             return Err(RegisterError::Busy);
         }
-        let base = self.base();
-        // SAFETY: `base` is the 4 KiB, 4 KiB-aligned ring (`Own`), so its
-        // second 32-bit word is within it and aligned; the helper stores it
-        // with `WRITE_ONCE`, as the hypervisor's and the readers' accesses to
-        // the ring are single-copy accesses of C, not Rust values.
-        unsafe { bindings::rpmu_dtl_write_size(base.cast(), DTL_BYTES as u32) };
-        let lp = self.lppaca();
-        // SAFETY: `base` is the physically contiguous 4 KiB buffer, which
-        // stays allocated while registered (invariant).
-        let rc = unsafe { bindings::rpmu_register_dtl(self.hwcpu, bindings::rpmu_pa(base.cast())) };
-        if rc != 0 {
-            return Err(RegisterError::Hcall(HcallError(rc as i64)));
+        let mut bytes = self.capacity_bytes();
+        let mut rc = self.register_bytes(bytes);
+        if rc == i64::from(bindings::H_PARAMETER) && bytes > DTL_BYTES {
+            // A hypervisor with a smaller limit (KVM on a host with 4 KiB
+            // pages): the first 4 KiB of the ring, which it takes.
+            bytes = DTL_BYTES;
+            rc = self.register_bytes(bytes);
         }
+        if rc != 0 {
+            return Err(RegisterError::Hcall(HcallError(rc)));
+        }
+        let entries = bytes / DTL_ENTRY_BYTES;
+        // INVARIANT: `bytes` is at most the ring's (`capacity_bytes`).
+        self.entries.store(entries as u32, Relaxed);
         self.registered.store(true, Relaxed);
         self.mask.store(0, Relaxed);
+        let lp = self.lppaca();
         // SAFETY: `lp` is valid; the index starts at zero for a new buffer.
         unsafe { core::ptr::write_volatile(addr_of_mut!((*lp).dtl_idx), 0) };
-        Ok(Start { index: 0, timebase })
+        Ok(Start {
+            index: 0,
+            timebase,
+            entries,
+        })
     }
 
-    /// Starts logging the event kinds in `kinds`. `Own`: the enable mask
-    /// becomes `kinds`. `Shared`: `kinds` are added to the kernel's mask.
-    pub fn enable(&self, kinds: u8) {
-        if self.displaced.load(Relaxed) != NOT_DISPLACED {
-            return;
-        }
-        match self.mode() {
-            Mode::Own => {
-                self.mask.store(u32::from(kinds), Relaxed);
-                self.write_mask(kinds);
-            }
-            Mode::Shared => {
-                let cur = self.enable_mask();
-                self.added.store(u32::from(kinds & !cur), Relaxed);
-                self.mask.store(u32::from(cur | kinds), Relaxed);
-                self.write_mask(cur | kinds);
-            }
-        }
-    }
-
-    /// Stops logging what [`Self::enable`] started, unless another DTL user
-    /// changed the enable mask since: the mask is then that user's, and is
-    /// left alone. `Own`: such a change means the log was taken, and the
-    /// buffer counts as displaced. `Shared`: takes back only the bits it
-    /// added, leaving the kernel's; a reader that changed the mask (debugfs
-    /// `dtl`, `vcpudispatch_stats`) resets it itself when it is done.
-    pub fn disable(&self) {
-        if self.is_displaced() {
-            return;
-        }
-        let cur = self.enable_mask();
-        let ours = self.mask.load(Relaxed) as u8;
-        if cur != ours {
-            if self.mode() == Mode::Own {
-                self.mark_displaced(Displacement::MaskChanged);
-            }
-            self.added.store(0, Relaxed);
-            return;
-        }
-        match self.mode() {
-            Mode::Own => {
-                self.mask.store(0, Relaxed);
-                self.write_mask(0);
-            }
-            Mode::Shared => {
-                let added = self.added.xchg(0, Relaxed) as u8;
-                self.mask.store(u32::from(cur & !added), Relaxed);
-                if added != 0 {
-                    self.write_mask(cur & !added);
-                }
-            }
-        }
-    }
-
-    /// Checks that the enable mask still logs `kinds`, as [`Self::enable`]
-    /// set it. `Own`: any change means another user is taking the DTL
-    /// (returns `false`; see [`Self::mark_displaced`]). `Shared`: another
-    /// reader may have reset the mask to the kernel's default; the missing
-    /// bits are added back and `false` tells the caller that entries may
-    /// have gone unlogged meanwhile.
-    pub fn logging_intact(&self, kinds: u8) -> bool {
-        let cur = self.enable_mask();
-        match self.mode() {
-            Mode::Own => u32::from(cur) == self.mask.load(Relaxed),
-            Mode::Shared => {
-                let missing = kinds & !cur;
-                if missing == 0 {
-                    return true;
-                }
-                let added = self.added.load(Relaxed);
-                self.added.store(added | u32::from(missing), Relaxed);
-                self.mask.store(u32::from(cur | missing), Relaxed);
-                self.write_mask(cur | missing);
-                false
-            }
-        }
-    }
-
-    /// Records that another DTL user took the CPU's log (`Own` only): from
-    /// now on this buffer neither changes the enable mask nor deregisters,
-    /// since the registration is no longer ours. Stronger evidence
-    /// overrides weaker.
-    pub fn mark_displaced(&self, how: Displacement) {
-        let v = match how {
-            Displacement::MaskChanged => MASK_CHANGED,
-            Displacement::Reregistered => REREGISTERED,
-        };
-        if v > self.displaced.load(Relaxed) {
-            self.displaced.store(v, Relaxed);
-        }
-    }
-
-    /// Whether another DTL user took the CPU's log.
-    pub fn is_displaced(&self) -> bool {
-        self.displaced.load(Relaxed) != NOT_DISPLACED
+    /// Asks the hypervisor to log into the first `bytes` of this `Own` ring
+    /// (at most [`Self::capacity_bytes`]); returns its `H_*` code.
+    fn register_bytes(&self, bytes: usize) -> i64 {
+        let base = self.base();
+        let bytes = bytes.min(self.capacity_bytes());
+        // SAFETY: `base` is the `Own` ring, at least 4 KiB and aligned to
+        // its size, so its second 32-bit word is within it and aligned; the
+        // helper stores it with `WRITE_ONCE`, as the hypervisor's and the
+        // readers' accesses to the ring are single-copy accesses of C, not
+        // Rust values.
+        unsafe { bindings::rpmu_dtl_write_size(base.cast(), bytes as u32) };
+        // SAFETY: `base` is the physically contiguous ring (one kmalloc
+        // allocation) of at least `bytes` bytes, which stays allocated while
+        // registered (invariant).
+        let rc = unsafe { bindings::rpmu_register_dtl(self.hwcpu, bindings::rpmu_pa(base.cast())) };
+        rc as i64
     }
 
     /// Stops logging and, for an `Own` buffer, deregisters it; a no-op if
@@ -431,16 +380,17 @@ impl DtlBuffer {
 impl DtlBuffer {
     /// Tells kmemleak that the ring, never freed, is leaked on purpose.
     fn mark_leaked(&self) {
-        if let Ring::Own(mem) = &self.ring {
+        if self.mode() == Mode::Own {
             // SAFETY: The ring is a live allocation (never freed).
-            unsafe { bindings::rpmu_kmemleak_not_leak(mem.0.get().cast::<c_void>().cast_const()) };
+            unsafe { bindings::rpmu_kmemleak_not_leak(self.base().cast::<c_void>().cast_const()) };
         }
     }
 
     fn leak_displaced(&self) {
         pr_warn!(
-            "cpu {}: another DTL user took the log during a vpa_dtl event; leaking its 4 KiB buffer, which the hypervisor may still write\n",
-            u32::from(self.cpu)
+            "cpu {}: another DTL user took the log during a vpa_dtl event; leaking its {} KiB buffer, which the hypervisor may still write\n",
+            u32::from(self.cpu),
+            self.capacity_bytes() / 1024
         );
         self.mark_leaked();
     }
@@ -478,11 +428,14 @@ impl Drop for DtlBuffer {
             self.leak_displaced();
             return;
         }
-        if let Ring::Own(mem) = &mut self.ring {
+        match &mut self.ring {
             // SAFETY: Deregistered by us (not displaced, `unregister`
             // succeeded), so nothing writes the ring; dropped exactly once,
             // here.
-            unsafe { ManuallyDrop::drop(mem) };
+            Ring::Own(mem) => unsafe { ManuallyDrop::drop(mem) },
+            // SAFETY: As above.
+            Ring::OwnLarge(mem) => unsafe { ManuallyDrop::drop(mem) },
+            Ring::Kernel(_) => {}
         }
     }
 }

@@ -17,7 +17,8 @@
 //! loaded before another DTL user registers its own.
 //!
 //! A pinned hrtimer per CPU then writes entries the way PHYP does: the
-//! big-endian entry into slot `idx % 85`, a write barrier, then `idx + 1`
+//! big-endian entry into slot `idx % entries` (85 in a 4 KiB buffer; the
+//! entries its registered size holds), a write barrier, then `idx + 1`
 //! into the lppaca's `dtl_idx`; only kinds enabled in `dtl_enable_mask`;
 //! timebase from `mftb`. Field values come from `gen.rs`, which the checker
 //! shares.
@@ -94,7 +95,7 @@ module! {
         },
         burst_len: u32 {
             default: 120,
-            description: "Entries in a burst (the ring holds 85)",
+            description: "Entries in a burst (a 4 KiB ring holds 85)",
         },
         burst_from: u32 {
             default: 0,
@@ -156,8 +157,9 @@ unsafe extern "C" fn pre_handler(p: *mut b::kprobe, regs: *mut b::pt_regs) -> c_
     };
     let mut s = c.s.lock();
     if sub == u64::from(b::H_VPA_REG_DTL) {
-        // SAFETY: The partition passes the physical address of its buffer.
-        let ring = Ring(unsafe { b::rpmu_va(arg(3)) }.cast());
+        // SAFETY: The partition passes the physical address of its buffer,
+        // which holds its size.
+        let ring = unsafe { Ring::registered(b::rpmu_va(arg(3)).cast()) };
         c.begin(&mut s, ring, 0);
     } else if sub == u64::from(b::H_VPA_DEREG_DTL) {
         c.end(&mut s);
@@ -215,7 +217,8 @@ fn adopt(st: &State) -> u32 {
         let mut s = c.s.lock();
         if !s.registered() {
             let idx = c.published_index();
-            c.begin(&mut s, Ring(log.cast()), idx);
+            // SAFETY: The kernel's buffer holds its size, as registered.
+            c.begin(&mut s, unsafe { Ring::registered(log.cast()) }, idx);
             n += 1;
         }
     }

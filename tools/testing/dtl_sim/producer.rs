@@ -8,9 +8,6 @@ use crate::rpmu::{bindings as b, pseries, sync::RawSpinLockIrq};
 use core::ptr::addr_of_mut;
 use kernel::{prelude::*, time::Delta, types::Opaque};
 
-/// Entries in a DTL buffer.
-const RING: u64 = 85;
-
 /// The module parameters, copied into each CPU's producer.
 #[derive(Clone, Copy)]
 pub(crate) struct Params {
@@ -38,8 +35,24 @@ pub(crate) struct Params {
     pub(crate) publish_delay_us: u64,
 }
 
-/// A partition's registered DTL buffer, as the hypervisor sees it.
-pub(crate) struct Ring(pub(crate) *mut u8);
+/// A partition's registered DTL buffer, as the hypervisor sees it: its
+/// address and the whole entries its size word holds.
+pub(crate) struct Ring(pub(crate) *mut u8, pub(crate) u64);
+
+impl Ring {
+    /// The buffer at `base` as registered: entry slots for the size in its
+    /// second big-endian word, as KVM reads it (`len - len % 48`).
+    ///
+    /// # Safety
+    ///
+    /// `base` must be the kernel address of a registered DTL buffer.
+    pub(crate) unsafe fn registered(base: *mut u8) -> Self {
+        // SAFETY: The caller passes a DTL buffer, which holds its size in
+        // its second 32-bit word.
+        let bytes = unsafe { core::ptr::read_volatile(base.cast::<u32>().add(1)) };
+        Ring(base, u64::from(u32::from_be(bytes)) / 48)
+    }
+}
 
 // SAFETY: The pointer is a kernel address of the partition's buffer, valid
 // on any CPU; it is only dereferenced under the owning `Cpu`'s lock.
@@ -65,6 +78,10 @@ pub(crate) struct Session {
     registered: bool,
     ring: Ring,
     idx: u64,
+    /// The index the session started at.
+    first_idx: u64,
+    /// The timebase when the session started.
+    tb_begin: u64,
     seq: u64,
     session_first: u64,
     ticks: u64,
@@ -119,8 +136,10 @@ impl Cpu {
                 s <- crate::rpmu::sync::new_raw_spinlock!(
                     Session {
                         registered: false,
-                        ring: Ring(core::ptr::null_mut()),
+                        ring: Ring(core::ptr::null_mut(), 0),
                         idx: 0,
+                        first_idx: 0,
+                        tb_begin: 0,
                         seq: 0,
                         session_first: 0,
                         ticks: 0,
@@ -177,6 +196,8 @@ impl Cpu {
         s.session_ticks = 0;
         s.ring = ring;
         s.idx = idx;
+        s.first_idx = idx;
+        s.tb_begin = pseries::timebase();
         s.session_first = s.seq;
         s.mask_seen = 0;
         s.steal = 0;
@@ -188,14 +209,22 @@ impl Cpu {
         if !s.registered {
             return;
         }
+        // What the lppaca's index says was written in the session, by this
+        // simulator or by a real hypervisor (with `rate=0`): the index the
+        // partition last saw before it deregisters; and the timebase window
+        // every entry of the session lies in.
+        let published = self.published_index().wrapping_sub(s.first_idx);
         pr_info!(
-            "cpu {} session: injected {} seq {}..{} mask {} steal {}\n",
+            "cpu {} session: injected {} seq {}..{} mask {} steal {} published {} window {}..{}\n",
             self.cpu,
             s.seq - s.session_first,
             s.session_first,
             s.seq,
             s.mask_seen,
-            s.steal
+            s.steal,
+            published,
+            s.tb_begin,
+            pseries::timebase()
         );
         if let Some(c) = s.clock {
             pr_info!(
@@ -248,8 +277,12 @@ impl Cpu {
             s.mask_seen |= mask;
             let f = gen::fields(self.params.seed, self.cpu, self.hwcpu, s.seq, mask);
             let img = gen::image(&f, pseries::timebase());
-            let slot = (s.idx % RING) as usize;
-            // SAFETY: `ring` is the registered 4 KiB buffer; slot * 48 + 48 <= 4080.
+            let Some(slot) = s.idx.checked_rem(s.ring.1) else {
+                return;
+            };
+            let slot = slot as usize;
+            // SAFETY: `ring` is the registered buffer of `ring.1` entries;
+            // `slot < ring.1`, so the entry lies within it.
             unsafe {
                 let dst = s.ring.0.add(slot * 48);
                 for (i, byte) in img.iter().enumerate() {

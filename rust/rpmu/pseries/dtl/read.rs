@@ -5,7 +5,7 @@
 //! meanwhile, so every read is a volatile load or a C `memcpy`, never a Rust
 //! reference to the ring.
 
-use super::{DtlBuffer, DTL_ENTRIES, DTL_ENTRY_BYTES, DTL_ENTRY_WORDS};
+use super::{DtlBuffer, DTL_ENTRY_BYTES, DTL_ENTRY_WORDS};
 use crate::rpmu::io::SharedBytes;
 use core::ptr::NonNull;
 
@@ -14,13 +14,14 @@ impl DtlBuffer {
     /// its big-endian word); `None` if the slot is outside the ring.
     #[inline]
     pub fn timebase(&self, slot: usize) -> Option<u64> {
-        if slot >= DTL_ENTRIES {
+        if slot >= self.entries() {
             return None;
         }
-        // At most 84 * 6 + 2 (`slot < DTL_ENTRIES`): never `None`.
+        // At most 1364 * 6 + 2 (`slot < entries`): never `None`.
         let word = slot.checked_mul(DTL_ENTRY_WORDS)?.checked_add(2)?;
-        // SAFETY: `word` is word 2 of a slot inside the ring (checked above),
-        // which is 8-byte aligned and allocated (invariants).
+        // SAFETY: `word` is word 2 of a slot inside the ring (checked above;
+        // `entries` slots fit in the ring), which is 8-byte aligned and
+        // allocated (invariants).
         let w = unsafe { core::ptr::read_volatile(self.base().cast::<u64>().add(word)) };
         Some(u64::from_be(w))
     }
@@ -30,14 +31,14 @@ impl DtlBuffer {
     /// readers copy the ring (for example into an AUX area with
     /// `AuxWindow::copy_from`). `None` if the slots are outside the ring.
     pub fn slots(&self, slot: usize, len: usize) -> Option<SharedBytes<'_>> {
-        if slot.checked_add(len).is_none_or(|end| end > DTL_ENTRIES) {
+        if slot.checked_add(len).is_none_or(|end| end > self.entries()) {
             return None;
         }
-        // Both at most `DTL_BYTES` (`slot + len <= DTL_ENTRIES`): never fail.
+        // Both at most the ring's bytes (`slot + len <= entries`): never fail.
         let at = slot.checked_mul(DTL_ENTRY_BYTES)?;
         let bytes = len.checked_mul(DTL_ENTRY_BYTES)?;
-        // Inside the ring (`at <= DTL_ENTRIES * DTL_ENTRY_BYTES < DTL_BYTES`):
-        // not null.
+        // Inside the ring (`at <= entries * DTL_ENTRY_BYTES`, which is below
+        // the ring's bytes): not null.
         let start = NonNull::new(self.base().wrapping_add(at))?;
         // SAFETY: `[at, at + bytes)` are the bytes of slots
         // `slot..slot + len`, within the ring (checked above), which is
@@ -53,17 +54,17 @@ impl DtlBuffer {
     /// outside the ring.
     #[inline]
     pub fn load_slot(&self, slot: usize) -> Option<[u64; DTL_ENTRY_WORDS]> {
-        if slot >= DTL_ENTRIES {
+        if slot >= self.entries() {
             return None;
         }
         let src = self.base().cast::<u64>();
-        // At most 84 * 6 (`slot < DTL_ENTRIES`): never `None`.
+        // At most 1364 * 6 (`slot < entries`): never `None`.
         let first = slot.checked_mul(DTL_ENTRY_WORDS)?;
         Some(core::array::from_fn(|w| {
             // SAFETY: Word `w < DTL_ENTRY_WORDS` after word `first`, that is
-            // word `first + w`, is below `DTL_ENTRIES * DTL_ENTRY_WORDS`
-            // (510), within the 512-word ring, which is 8-byte aligned and
-            // allocated (invariants).
+            // word `first + w`, is below `entries * DTL_ENTRY_WORDS`, within
+            // the ring (`entries` slots fit in it), which is 8-byte aligned
+            // and allocated (invariants).
             unsafe { core::ptr::read_volatile(src.add(first).add(w)) }
         }))
     }

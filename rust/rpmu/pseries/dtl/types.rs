@@ -45,4 +45,20 @@ pub struct Start {
     pub index: u64,
     /// A timebase no later than any entry logged from `index` on.
     pub timebase: u64,
+    /// Entries in the ring as registered: the hypervisor writes entry `i`
+    /// into slot `i % entries`.
+    pub entries: usize,
+}
+
+/// The size of the ring a [`super::DtlBuffer`] of [`Mode::Own`] allocates
+/// and registers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RingSize {
+    /// 4 KiB ([`super::DTL_BYTES`], 85 entries), as the kernel's own
+    /// buffers: what every hypervisor takes.
+    Standard,
+    /// 64 KiB ([`super::DTL_LARGE_BYTES`], 1365 entries), aligned to
+    /// 64 KiB. A hypervisor that refuses it (`H_PARAMETER`) gets its first
+    /// 4 KiB registered instead.
+    Large,
 }

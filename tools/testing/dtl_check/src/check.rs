@@ -179,6 +179,8 @@ mod tests {
             end,
             mask,
             steal: None,
+            published: None,
+            window: None,
             clock: None,
         }
     }

@@ -86,10 +86,22 @@ pub fn error_ns(d: &Decoded, bounds: (i128, i128)) -> u64 {
 /// Checks every decoded entry that a session wrote against that session's
 /// clock bracket (entries no session wrote are the field check's concern).
 pub fn check_timestamps(decoded: &[Decoded], sessions: &[Session], tb_freq: u64) -> TimeCheck {
+    check_by(decoded, tb_freq, |d| {
+        sessions.iter().find(|s| s.holds(d.cpu, u64::from(d.seq)))
+    })
+}
+
+/// Checks every decoded entry against the clock bracket of the session
+/// `session_of` finds for it (none: not checked).
+pub fn check_by<'a>(
+    decoded: &[Decoded],
+    tb_freq: u64,
+    session_of: impl Fn(&Decoded) -> Option<&'a Session>,
+) -> TimeCheck {
     let mut out = TimeCheck::default();
     for d in decoded {
         let seq = u64::from(d.seq);
-        let Some(s) = sessions.iter().find(|s| s.holds(d.cpu, seq)) else {
+        let Some(s) = session_of(d) else {
             continue;
         };
         let Some(c) = s.clock else {
@@ -144,6 +156,8 @@ mod tests {
             end,
             mask: 1,
             steal: None,
+            published: None,
+            window: None,
             clock,
         }
     }

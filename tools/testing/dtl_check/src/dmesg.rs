@@ -3,12 +3,15 @@
 //! The simulator's kernel log lines:
 //!
 //! ```text
-//! dtl_sim: cpu C session: injected N seq A..B mask M steal S
+//! dtl_sim: cpu C session: injected N seq A..B mask M steal S published P window W1..W2
 //! dtl_sim: cpu C clock: tb T1..T2 ns N
 //! ```
 //!
-//! One session line per registration the simulator served (` steal S` is
-//! absent from older simulators' lines), followed by its clock line if the
+//! One session line per registration the simulator served (` steal S`,
+//! ` published P` and ` window W1..W2` are absent from older simulators'
+//! lines: `P` is the index the lppaca published, whoever wrote the entries,
+//! and every entry of the session has a timebase in `W1..=W2`), followed by
+//! its clock line if the
 //! session saw a tick: `local_clock()` read `N` between the timebase reads
 //! `T1` and `T2`, the tightest such bracket of the session.
 
@@ -38,6 +41,10 @@ pub struct Session {
     pub mask: u8,
     /// Sum of `enqueue_to_dispatch_time + ready_to_enqueue_time`, if logged.
     pub steal: Option<u64>,
+    /// Entries the lppaca's index says were written, if logged.
+    pub published: Option<u64>,
+    /// The session's timebase window, if logged.
+    pub window: Option<(u64, u64)>,
     /// The session's clock bracket, if logged.
     pub clock: Option<Clock>,
 }
@@ -72,6 +79,8 @@ fn session(cpu: u32, r: &str) -> Option<Session> {
         end,
         mask: word(r, " mask ")?,
         steal: word(r, " steal "),
+        published: word(r, " published "),
+        window: range(r, " window "),
         clock: None,
     })
 }
@@ -125,6 +134,8 @@ mod tests {
                 end: 2596,
                 mask: 5,
                 steal: None,
+                published: None,
+                window: None,
                 clock: None,
             }]
         );
@@ -154,6 +165,17 @@ mod tests {
         assert_eq!(s[1].clock.map(|c| c.ns), Some(88));
         assert_eq!((s[2].first, s[2].end, s[2].clock), (3, 3, None));
         assert!(s[1].holds(1, 6) && !s[1].holds(1, 7) && !s[1].holds(0, 6));
+    }
+
+    #[test]
+    fn parses_published_and_window() {
+        let s = parse_sessions(
+            "dtl_sim: cpu 1 session: injected 0 seq 0..0 mask 0 steal 0 published 72066 window 500..900\n",
+        );
+        assert_eq!(
+            (s[0].published, s[0].window),
+            (Some(72066), Some((500, 900)))
+        );
     }
 
     #[test]

@@ -44,6 +44,7 @@
 mod check;
 mod clock;
 mod dmesg;
+mod real;
 mod script;
 
 // `image` is the simulator's; the checker only recomputes the fields.
@@ -122,6 +123,9 @@ fn run(args: &[String], read: impl Fn(&str) -> String) -> Ktap {
     let paths = args_of(args, "--script");
     assert!(!paths.is_empty(), "missing --script");
     let dmesg = read(&need("--dmesg"));
+    if flag("--hypervisor") {
+        return run_real(args, &paths, &dmesg, read);
+    }
     let seed: u64 = need("--seed").parse().expect("--seed");
     // "auto": the driver does not count (the upstream C reference).
     let captured_arg = need("--captured");
@@ -240,6 +244,48 @@ fn run(args: &[String], read: impl Fn(&str) -> String) -> Ktap {
     k.line(&format!(
         "injected={expected} captured={captured} lost={lost}"
     ));
+    k
+}
+
+/// `--hypervisor` (see `real.rs`): `--captured`, `--lost-overrun` and
+/// `--lost-aux` as in the simulator's mode, `--dispatch-reason` optional.
+fn run_real(args: &[String], paths: &[String], dmesg: &str, read: impl Fn(&str) -> String) -> Ktap {
+    let num = |k: &str| -> u64 {
+        arg(args, k)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{k}"))
+    };
+    let label = arg(args, "--label").unwrap_or_default();
+    let dispatch = arg(args, "--dispatch-reason");
+    let tb_freq = arg(args, "--tb-freq").map_or(512_000_000, |f| f.parse().expect("--tb-freq"));
+    let mut k = Ktap::default();
+    let mut decoded = Vec::new();
+    for p in paths {
+        match script::parse_script(&read(p)) {
+            Ok(d) => decoded.extend(d),
+            Err(e) => {
+                k.case(
+                    false,
+                    &format!("{label}perf script output parses"),
+                    &format!("{p}: {e}"),
+                );
+                return k;
+            }
+        }
+    }
+    let sessions = dmesg::parse_sessions(dmesg);
+    real::check(
+        &mut k,
+        &real::Inputs {
+            label: &label,
+            decoded: &decoded,
+            sessions: &sessions,
+            dispatch: dispatch.as_deref(),
+            captured: num("--captured"),
+            lost: num("--lost-overrun") + num("--lost-aux"),
+            tb_freq,
+        },
+    );
     k
 }
 

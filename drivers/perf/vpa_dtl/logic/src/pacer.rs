@@ -9,11 +9,11 @@
 //! loses entries. After each poll the period:
 //!
 //! - doubles, up to [`MAX_FACTOR`] event periods, if the poll found at most
-//!   [`QUIET`] entries (an eighth of the ring): at the same rate the next
-//!   poll finds at most a quarter, so the rate can quadruple, or the timer
-//!   run late by three periods, before an entry is lost;
-//! - halves, down to [`Pacer::min_ns`], if it found at least [`BUSY`]
-//!   (half the ring);
+//!   [`Pacer::quiet`] entries (an eighth of the ring): at the same rate the
+//!   next poll finds at most a quarter, so the rate can quadruple, or the
+//!   timer run late by three periods, before an entry is lost;
+//! - halves, down to [`Pacer::min_ns`], if it found at least
+//!   [`Pacer::busy`] (half the ring);
 //! - stays as it is otherwise.
 //!
 //! The fixed period is the same rule with both bounds at the event's
@@ -29,11 +29,6 @@
 //! dispatches that vCPU, and an idle vCPU is dispatched only to run
 //! something, so the rate rises with the vCPU's activity.
 
-/// A poll that found at most this many entries (an eighth of the ring)
-/// doubles the period.
-pub const QUIET: u64 = super::ring::READABLE / 8;
-/// A poll that found at least this many (half the ring) halves it.
-pub const BUSY: u64 = super::ring::READABLE / 2;
 /// The longest period, in event periods: a vCPU without DTL traffic is woken
 /// this many times less often.
 pub const MAX_FACTOR: u64 = 16;
@@ -60,19 +55,32 @@ pub struct Pacer {
     base_ns: u64,
     cur_ns: u64,
     adaptive: bool,
+    ring: u64,
 }
 
 impl Pacer {
-    /// A pacer for an event polling every `base_ns`, in `mode`; its first
-    /// period is the shortest.
-    pub fn new(base_ns: u64, mode: Mode) -> Self {
+    /// A pacer for an event polling every `base_ns`, in `mode`, a ring of
+    /// `ring` entries; its first period is the shortest.
+    pub fn new(base_ns: u64, mode: Mode, ring: u64) -> Self {
         let mut p = Self {
             base_ns: base_ns.max(1),
             cur_ns: 0,
             adaptive: mode == Mode::Adaptive,
+            ring,
         };
         p.cur_ns = p.min_ns();
         p
+    }
+
+    /// A poll that found at most this many entries (an eighth of the ring)
+    /// doubles the period.
+    pub fn quiet(&self) -> u64 {
+        self.ring / 8
+    }
+
+    /// A poll that found at least this many (half the ring) halves it.
+    pub fn busy(&self) -> u64 {
+        self.ring / 2
     }
 
     /// The shortest period: adaptive, a sixteenth of the event's, not below
@@ -103,9 +111,9 @@ impl Pacer {
     /// After a poll that found `found` entries (taken or overrun): the next
     /// period.
     pub fn next(&mut self, found: u64) -> u64 {
-        self.cur_ns = if found <= QUIET {
+        self.cur_ns = if found <= self.quiet() {
             self.cur_ns.saturating_mul(2).min(self.max_ns())
-        } else if found >= BUSY {
+        } else if found >= self.busy() {
             (self.cur_ns / 2).max(self.min_ns())
         } else {
             self.cur_ns

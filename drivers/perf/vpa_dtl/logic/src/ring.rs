@@ -3,10 +3,11 @@
 //! Index math for the hypervisor's Dispatch Trace Log ring.
 //!
 //! The hypervisor writes entry number `i` (counting from registration) into
-//! slot `i % RING_ENTRIES` and then publishes `i + 1` in the lppaca's
-//! `dtl_idx`. It writes a virtual processor's log when it dispatches it, so
-//! while the reader runs on that processor no write is in progress: a reader
-//! that saw `head` may take all [`READABLE`] (85) newest entries, and after
+//! slot `i % ring` of a ring of `ring` entries (85 in 4 KiB, 1365 in 64 KiB)
+//! and then publishes `i + 1` in the lppaca's `dtl_idx`. It writes a
+//! virtual processor's log when it dispatches it, so while the reader runs
+//! on that processor no write is in progress: a reader that saw `head` may
+//! take all `ring` newest entries ([`readable`]), and after
 //! copying them reads `dtl_idx` again; entries overwritten meanwhile (the
 //! reader was preempted and dispatched again) are the oldest ones, and
 //! [`torn`] tells how many. This is also the rule of the kernel's own
@@ -28,20 +29,24 @@ pub const ENTRY_SIZE: usize = geometry::DTL_ENTRY_BYTES;
 /// 8-byte words in an entry.
 pub const ENTRY_WORDS: usize = geometry::DTL_ENTRY_WORDS;
 
-/// Size of the per-CPU DTL buffer registered with the hypervisor.
-pub const BUFFER_BYTES: usize = geometry::DTL_BYTES;
-
-/// Entries in the ring (85).
+/// Entries in a standard (4 KiB) ring: 85.
 pub const RING_ENTRIES: u64 = geometry::DTL_ENTRIES as u64;
 
-/// Entries a reader on the logged CPU can take after reading `dtl_idx`: the
-/// whole ring.
-pub const READABLE: u64 = RING_ENTRIES;
+/// Entries in a large (64 KiB) ring: 1365.
+pub const LARGE_RING_ENTRIES: u64 = geometry::DTL_LARGE_ENTRIES as u64;
 
-/// Entries a reader can take when the log may be written while it reads
-/// (a writer on another CPU): the slot of the entry being written, which is
-/// not published yet, holds the oldest one and may be half overwritten.
-pub const READABLE_CONCURRENT: u64 = RING_ENTRIES - 1;
+/// Entries a reader can take after reading `dtl_idx` from a ring of `ring`
+/// entries: on the logged CPU the whole ring; when the log may be written
+/// while it reads (`concurrent`, a writer on another CPU), one fewer: the
+/// slot of the entry being written, which is not published yet, holds the
+/// oldest one and may be half overwritten.
+pub fn readable(ring: u64, concurrent: bool) -> u64 {
+    if concurrent {
+        ring.saturating_sub(1)
+    } else {
+        ring
+    }
+}
 
 /// What one poll of the ring can take.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -56,8 +61,8 @@ pub struct Span {
 }
 
 /// Plans a poll for a reader whose next unread entry is `next`, given the
-/// published index `head`, taking at most `readable` entries ([`READABLE`]
-/// or [`READABLE_CONCURRENT`]).
+/// published index `head`, taking at most `readable` entries (see
+/// [`readable`]).
 ///
 /// Returns `None` if `head < next`: the index went backwards, which happens
 /// only if the buffer was registered anew behind the reader's back; the
@@ -88,15 +93,18 @@ pub fn torn(span: &Span, head_after: u64, readable: u64) -> u64 {
     oldest_safe.saturating_sub(span.first).min(span.count)
 }
 
-/// The ring slots holding `count` entries from absolute index `first`, as at
-/// most two runs `(slot, len)` (the second is empty unless the span wraps).
-/// `count` is at most [`RING_ENTRIES`] (a [`plan`]ned span); a larger one is
-/// not checked here (no panic in the poll): its second run is then longer
-/// than the ring, and the copy of it is refused by the ring's own bounds.
-pub fn runs(first: u64, count: u64) -> [(usize, usize); 2] {
-    let start = (first % RING_ENTRIES) as usize;
-    let count = count as usize;
-    // `start < RING_ENTRIES` and `first_len <= count`: neither saturates.
-    let first_len = count.min((RING_ENTRIES as usize).saturating_sub(start));
+/// The slots of a ring of `ring` entries holding `count` entries from
+/// absolute index `first`, as at most two runs `(slot, len)` (the second is
+/// empty unless the span wraps). `count` is at most `ring` (a [`plan`]ned
+/// span); a larger one is not checked here (no panic in the poll): its
+/// second run is then longer than the ring, and the copy of it is refused
+/// by the ring's own bounds. An empty ring has no slots: `[(0, 0), (0, 0)]`.
+pub fn runs(first: u64, count: u64, ring: u64) -> [(usize, usize); 2] {
+    let Some(start) = first.checked_rem(ring) else {
+        return [(0, 0), (0, 0)];
+    };
+    let (start, count) = (start as usize, count as usize);
+    // `start < ring` and `first_len <= count`: neither saturates.
+    let first_len = count.min((ring as usize).saturating_sub(start));
     [(start, first_len), (0, count.saturating_sub(first_len))]
 }

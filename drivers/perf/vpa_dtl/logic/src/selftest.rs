@@ -30,7 +30,8 @@ fn check(ok: bool, what: Failure) -> Result<(), Failure> {
 /// Ring planning: empty, partial, exactly readable, lapped, far lapped,
 /// backwards.
 pub fn ring_plan() -> Result<(), Failure> {
-    use ring::{plan, Span, READABLE};
+    use ring::{plan, Span};
+    const READABLE: u64 = ring::RING_ENTRIES;
     check(
         plan(0, 0, READABLE)
             == Some(Span {
@@ -98,16 +99,16 @@ pub fn ring_torn() -> Result<(), Failure> {
         lost: 15,
     };
     check(
-        torn(&s, 100, ring::READABLE) == 0,
+        torn(&s, 100, ring::RING_ENTRIES) == 0,
         "no progress during copy",
     )?;
     check(
-        torn(&s, 101, ring::READABLE) == 1,
+        torn(&s, 101, ring::RING_ENTRIES) == 1,
         "one more published: oldest torn",
     )?;
-    check(torn(&s, 150, ring::READABLE) == 50, "50 more published")?;
+    check(torn(&s, 150, ring::RING_ENTRIES) == 50, "50 more published")?;
     check(
-        torn(&s, 10_000, ring::READABLE) == 85,
+        torn(&s, 10_000, ring::RING_ENTRIES) == 85,
         "lapped during copy: all torn",
     )?;
     let small = Span {
@@ -116,15 +117,15 @@ pub fn ring_torn() -> Result<(), Failure> {
         lost: 0,
     };
     check(
-        torn(&small, 85, ring::READABLE) == 0,
+        torn(&small, 85, ring::RING_ENTRIES) == 0,
         "short span, head far behind the lap",
     )?;
     check(
-        torn(&small, 87, ring::READABLE) == 2,
+        torn(&small, 87, ring::RING_ENTRIES) == 2,
         "short span lapped by two",
     )?;
     check(
-        torn(&small, 86, ring::READABLE_CONCURRENT) == 2,
+        torn(&small, 86, ring::readable(ring::RING_ENTRIES, true)) == 2,
         "a concurrent writer: one slot less",
     )?;
     Ok(())
@@ -132,18 +133,25 @@ pub fn ring_torn() -> Result<(), Failure> {
 
 /// Slot runs with and without wraparound.
 pub fn ring_runs() -> Result<(), Failure> {
-    use ring::runs;
-    check(runs(0, 5) == [(0, 5), (0, 0)], "no wrap")?;
-    check(runs(80, 10) == [(80, 5), (0, 5)], "wrap at 85")?;
+    use ring::{runs, LARGE_RING_ENTRIES as L, RING_ENTRIES as R};
+    check(runs(0, 5, R) == [(0, 5), (0, 0)], "no wrap")?;
+    check(runs(80, 10, R) == [(80, 5), (0, 5)], "wrap at 85")?;
     check(
-        runs(85, 85) == [(0, 85), (0, 0)],
+        runs(85, 85, R) == [(0, 85), (0, 0)],
         "second lap start: the whole ring",
     )?;
     check(
-        runs(170 + 84, 84) == [(84, 1), (0, 83)],
+        runs(170 + 84, 84, R) == [(84, 1), (0, 83)],
         "start at last slot",
     )?;
-    check(runs(7, 0) == [(7, 0), (0, 0)], "empty")?;
+    check(runs(7, 0, R) == [(7, 0), (0, 0)], "empty")?;
+    check(runs(80, 10, L) == [(80, 10), (0, 0)], "no wrap at 85 in 1365")?;
+    check(runs(1360, 10, L) == [(1360, 5), (0, 5)], "wrap at 1365")?;
+    check(
+        runs(3 * 1365 + 1364, 1365, L) == [(1364, 1), (0, 1364)],
+        "the whole large ring from its last slot",
+    )?;
+    check(runs(5, 5, 0) == [(0, 0), (0, 0)], "no ring: no slots")?;
     Ok(())
 }
 
@@ -275,8 +283,26 @@ pub fn validation() -> Result<(), Failure> {
         per_task: false,
         has_cpu: true,
         perfmon: true,
+        kinds_unlogged: false,
     };
     check(v(&ok).is_ok(), "dtl_cede sampling on a CPU")?;
+    let kvm = Request {
+        kinds_unlogged: true,
+        ..ok
+    };
+    for c in [1u64, 2, 3, 4, 5, 6] {
+        let r = Request { config: c, ..kvm };
+        let want = if matches!(c, 1 | 2 | 4) {
+            Refusal::KindUnlogged
+        } else {
+            Refusal::BadConfig
+        };
+        check(v(&r) == Err(want), "KVM: one kind refused")?;
+    }
+    check(
+        v(&Request { config: 7, ..kvm }).is_ok(),
+        "KVM: dtl_all accepted",
+    )?;
     for c in [2u64, 4, 7] {
         check(
             v(&Request { config: c, ..ok }).is_ok(),
@@ -337,6 +363,7 @@ pub fn validation() -> Result<(), Failure> {
 /// rates, a burst, bounds; the fixed period never moves.
 pub fn pacing() -> Result<(), Failure> {
     use pacer::{Mode, Pacer};
+    use ring::{LARGE_RING_ENTRIES as L, RING_ENTRIES as R};
     const MS: u64 = 1_000_000;
     // Polls `n` times with entries arriving evenly at `per_ms` a ms.
     fn steady(p: &mut Pacer, per_ms: u64, n: usize) -> u64 {
@@ -346,46 +373,54 @@ pub fn pacing() -> Result<(), Failure> {
         p.current_ns()
     }
     check(
-        Pacer::new(MS, Mode::Adaptive).current_ns() == MS,
+        Pacer::new(MS, Mode::Adaptive, R).current_ns() == MS,
         "starts at 1 ms",
     )?;
     check(
-        Pacer::new(32 * MS, Mode::Adaptive).current_ns() == 2 * MS,
+        Pacer::new(32 * MS, Mode::Adaptive, R).current_ns() == 2 * MS,
         "starts at a sixteenth",
     )?;
-    let mut p = Pacer::new(MS, Mode::Adaptive);
+    let mut p = Pacer::new(MS, Mode::Adaptive, R);
     check(steady(&mut p, 0, 10) == 16 * MS, "idle: 16 periods")?;
     check(p.next(85) == 8 * MS, "a full ring halves it")?;
     check(
-        steady(&mut Pacer::new(MS, Mode::Adaptive), 1, 10) == 16 * MS,
+        steady(&mut Pacer::new(MS, Mode::Adaptive, R), 1, 10) == 16 * MS,
         "1/ms: 16 ms",
     )?;
     check(
-        steady(&mut Pacer::new(MS, Mode::Adaptive), 3, 10) == 4 * MS,
+        steady(&mut Pacer::new(MS, Mode::Adaptive, R), 3, 10) == 4 * MS,
         "3/ms: 4 ms",
     )?;
     check(
-        steady(&mut Pacer::new(MS, Mode::Adaptive), 10, 10) == 2 * MS,
+        steady(&mut Pacer::new(MS, Mode::Adaptive, R), 10, 10) == 2 * MS,
         "10/ms: 2 ms",
     )?;
     check(
-        steady(&mut Pacer::new(MS, Mode::Adaptive), 30, 10) == MS,
+        steady(&mut Pacer::new(MS, Mode::Adaptive, R), 30, 10) == MS,
         "30/ms: 1 ms",
     )?;
     check(
-        steady(&mut Pacer::new(MS, Mode::Adaptive), 500, 10) == MS,
+        steady(&mut Pacer::new(MS, Mode::Adaptive, R), 500, 10) == MS,
         "500/ms: 1 ms",
     )?;
     check(
-        steady(&mut Pacer::new(10 * MS, Mode::Adaptive), 60, 10) == MS,
+        steady(&mut Pacer::new(10 * MS, Mode::Adaptive, R), 60, 10) == MS,
         "60/ms at 10 ms: 1 ms",
     )?;
-    let mut p = Pacer::new(3 * MS, Mode::Adaptive);
+    check(
+        steady(&mut Pacer::new(MS, Mode::Adaptive, L), 45, 10) == 4 * MS,
+        "45/ms in a large ring: 4 ms (180 a poll)",
+    )?;
+    check(
+        steady(&mut Pacer::new(MS, Mode::Adaptive, L), 500, 10) == MS,
+        "500/ms in a large ring: 1 ms",
+    )?;
+    let mut p = Pacer::new(3 * MS, Mode::Adaptive, R);
     for found in [0, 1, 10, 11, 41, 42, 85, u64::MAX] {
         let n = p.next(found);
         check((p.min_ns()..=p.max_ns()).contains(&n), "bounds")?;
     }
-    let mut p = Pacer::new(8 * MS, Mode::Fixed);
+    let mut p = Pacer::new(8 * MS, Mode::Fixed, R);
     check(p.current_ns() == 8 * MS, "fixed: starts at the period")?;
     for found in [0, 10, 42, 85, u64::MAX] {
         check(p.next(found) == 8 * MS, "fixed: stays at the period")?;

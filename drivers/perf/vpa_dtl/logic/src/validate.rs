@@ -3,7 +3,7 @@
 //! Event validation for `vpa_dtl`: which `perf_event_open` requests the PMU
 //! refuses, and why. The driver answers each [`Refusal`] with its errno.
 
-use super::record::valid_config;
+use super::record::{valid_config, DTL_ALL};
 
 /// What `event_init` needs to know about a new event.
 #[derive(Clone, Copy, Debug)]
@@ -20,6 +20,9 @@ pub struct Request {
     pub has_cpu: bool,
     /// The caller has `CAP_PERFMON` (or `CAP_SYS_ADMIN`).
     pub perfmon: bool,
+    /// The hypervisor logs every dispatch, whatever the enable mask, with
+    /// no reason for it (KVM): no single kind can be told apart.
+    pub kinds_unlogged: bool,
 }
 
 /// Why an event is refused.
@@ -33,6 +36,9 @@ pub enum Refusal {
     BranchStack,
     /// `config` is not 0x1, 0x2, 0x4 or 0x7.
     BadConfig,
+    /// A single kind (or several, not all) under a hypervisor that does not
+    /// log kinds ([`Request::kinds_unlogged`]): only 0x7 can be honoured.
+    KindUnlogged,
     /// A per-task event, or one on no CPU: the DTL is per CPU.
     PerTask,
 }
@@ -48,6 +54,9 @@ impl Refusal {
                 "config must be 0x1 (cede), 0x2 (preempt), 0x4 (fault) or 0x7 (all)"
             }
             Refusal::PerTask => "per-task events are not supported; open one event per CPU",
+            Refusal::KindUnlogged => {
+                "this hypervisor (KVM) logs every dispatch without its kind: only 0x7 (all)"
+            }
         }
     }
 }
@@ -68,6 +77,9 @@ pub fn check(r: &Request) -> Result<(), Refusal> {
     }
     if !valid_config(r.config) {
         return Err(Refusal::BadConfig);
+    }
+    if r.kinds_unlogged && r.config != u64::from(DTL_ALL) {
+        return Err(Refusal::KindUnlogged);
     }
     Ok(())
 }

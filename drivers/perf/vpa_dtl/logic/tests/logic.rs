@@ -19,7 +19,8 @@ fn shared_table() {
 /// A model of the hypervisor and the reader: the reader never reports an
 /// entry twice, never skips one without counting it lost, and only copies
 /// entries that were intact when it looked.
-fn simulate(bursts: &[(u64, u64)]) {
+fn simulate(ring: u64, bursts: &[(u64, u64)]) {
+    let readable = ring::readable(ring, false);
     let mut head = 0u64; // published by the "hypervisor"
     let mut next = 0u64; // reader's next unread
     let mut captured = 0u64;
@@ -27,15 +28,15 @@ fn simulate(bursts: &[(u64, u64)]) {
     let mut last_captured: Option<u64> = None;
     for &(burst, during_copy) in bursts {
         head += burst;
-        let span = ring::plan(next, head, ring::READABLE).expect("head never goes backwards");
-        assert!(span.count <= ring::READABLE);
+        let span = ring::plan(next, head, readable).expect("head never goes backwards");
+        assert!(span.count <= readable);
         assert_eq!(span.first + span.count, head);
         // The hypervisor keeps writing while the reader copies.
         let head_after = head + during_copy;
-        let torn = ring::torn(&span, head_after, ring::READABLE);
+        let torn = ring::torn(&span, head_after, readable);
         let kept_first = span.first + torn;
         // Every kept entry was intact: its slot was not rewritten.
-        assert!(kept_first + ring::READABLE >= head_after || span.count == torn);
+        assert!(kept_first + readable >= head_after || span.count == torn);
         if span.count > torn {
             if let Some(prev) = last_captured {
                 assert!(kept_first > prev, "in order, never twice");
@@ -54,16 +55,27 @@ fn simulate(bursts: &[(u64, u64)]) {
 proptest! {
     #[test]
     fn ring_accounting_is_exact(bursts in prop::collection::vec((0u64..300, 0u64..120), 1..60)) {
-        simulate(&bursts);
+        simulate(ring::RING_ENTRIES, &bursts);
     }
 
     #[test]
-    fn runs_cover_the_span(first in 0u64..1_000_000, count in 0u64..=ring::RING_ENTRIES) {
-        let r = ring::runs(first, count);
+    fn large_ring_accounting_is_exact(bursts in prop::collection::vec((0u64..4000, 0u64..1500), 1..60)) {
+        simulate(ring::LARGE_RING_ENTRIES, &bursts);
+    }
+
+    #[test]
+    fn runs_cover_the_span(
+        first in 0u64..1_000_000,
+        large: bool,
+        count in 0u64..=ring::LARGE_RING_ENTRIES,
+    ) {
+        let ring = if large { ring::LARGE_RING_ENTRIES } else { ring::RING_ENTRIES };
+        let count = count.min(ring);
+        let r = ring::runs(first, count, ring);
         prop_assert_eq!((r[0].1 + r[1].1) as u64, count);
-        prop_assert!(r[0].0 + r[0].1 <= ring::RING_ENTRIES as usize);
-        prop_assert!(r[1].1 == 0 || r[0].0 + r[0].1 == ring::RING_ENTRIES as usize);
-        prop_assert_eq!(r[0].0 as u64, first % ring::RING_ENTRIES);
+        prop_assert!(r[0].0 + r[0].1 <= ring as usize);
+        prop_assert!(r[1].1 == 0 || r[0].0 + r[0].1 == ring as usize);
+        prop_assert_eq!(r[0].0 as u64, first % ring);
     }
 
     #[test]
@@ -128,18 +140,24 @@ proptest! {
     /// found at most an eighth, so the next finds at most a quarter at the
     /// same rate.
     #[test]
-    fn pacer_bounded(base in 1u64..100_000_000, adaptive: bool, polls in prop::collection::vec(0u64..10_000, 1..50)) {
+    fn pacer_bounded(
+        base in 1u64..100_000_000,
+        adaptive: bool,
+        large: bool,
+        polls in prop::collection::vec(0u64..10_000, 1..50),
+    ) {
         let mode = if adaptive { pacer::Mode::Adaptive } else { pacer::Mode::Fixed };
-        let mut p = pacer::Pacer::new(base, mode);
+        let ring = if large { ring::LARGE_RING_ENTRIES } else { ring::RING_ENTRIES };
+        let mut p = pacer::Pacer::new(base, mode, ring);
         for found in polls {
             let before = p.current_ns();
             let next = p.next(found);
             prop_assert!(next >= p.min_ns() && next <= p.max_ns());
-            if found >= pacer::BUSY {
+            if found >= p.busy() {
                 prop_assert!(next <= before);
             }
             if next > before {
-                prop_assert!(found * next / before <= 85 / 4);
+                prop_assert!(found * next / before <= ring / 4);
             }
         }
     }
