@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 #   make demo      the vpa_dtl demo in QEMU pseries (installs what it needs)
+#   make demo-kvm  the vpa_dtl demo in a KVM guest: Linux KVM-HV writes the DTL
+#                  (QEMU pseries, nested)
 #   make demo-xgene  the X-Gene PMU demo in QEMU virt (arm64), simulated silicon
 #                  (XGENE=1|2|3: that version, described by ACPI, booted with UEFI)
 #   make check     every test: host, KUnit and end-to-end in QEMU
@@ -23,10 +25,13 @@ ARCH ?= powerpc
 LLVM ?= -19
 TESTS ?= y
 
-.PHONY: demo demo-xgene check soak compat bench mutants modules dkms modules_clean host-test lint dkms-check clean
+.PHONY: demo demo-kvm demo-xgene check soak compat bench mutants modules dkms modules_clean host-test lint dkms-check clean
 
 demo:
 	scripts/demo.sh
+
+demo-kvm:
+	scripts/demo.sh kvm
 
 demo-xgene:
 	XGENE=$(XGENE) scripts/demo-xgene.sh

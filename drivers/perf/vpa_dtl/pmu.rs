@@ -68,6 +68,11 @@ impl VpaDtl {
     }
 }
 
+/// Entries a millisecond KVM may log in a burst, after a quiet stretch (it
+/// logs at every guest entry): a third above the fastest burst measured in
+/// the nested KVM-HV setup, 296 a millisecond (`Documentation/testing.rst`).
+const KVM_BURST_PER_MS: u64 = 400;
+
 /// The errno `event_init` answers a refusal with
 /// (`Documentation/vpa-dtl.rst`).
 fn refusal_errno(why: Refusal) -> Error {
@@ -103,7 +108,12 @@ impl VpaDtl {
     /// ring as registered.
     fn pacer(&self, ev: &Event<Self>) -> Pacer {
         let ns = validate::period_ns(ev.sample_period(), false);
-        Pacer::new(ns, self.mode, ev.data().buf.entries() as u64)
+        let p = Pacer::new(ns, self.mode, ev.data().buf.entries() as u64);
+        if self.kinds_unlogged {
+            p.bursts_up_to(KVM_BURST_PER_MS)
+        } else {
+            p
+        }
     }
 
     /// Polls `ev`'s DTL with the reader's lock held, and records what the
@@ -119,6 +129,40 @@ impl VpaDtl {
     /// Polls `ev`'s DTL (see [`Reader::poll`]).
     fn poll(&self, ev: &Event<Self>, live: bool) {
         self.poll_locked(ev, &mut ev.data().reader.lock(), live);
+    }
+
+    /// Registers `ev`'s DTL and starts its reader over; the errno `add`
+    /// answers a failure with.
+    fn register(&self, ev: &Event<Self>) -> Result {
+        let d = ev.data();
+        match d.buf.register() {
+            Ok(start) => {
+                d.reader.lock().reset(start, self.pacer(ev));
+                Ok(())
+            }
+            Err(RegisterError::Busy) => {
+                pr_debug!(
+                    "cpu {}: the DTL is in use by another kernel user\n",
+                    u32::from(d.buf.cpu())
+                );
+                Err(EBUSY)
+            }
+            Err(RegisterError::Hcall(e)) => {
+                pr_warn_once!(
+                    "cpu {}: DTL registration failed (hcall {})\n",
+                    u32::from(d.buf.cpu()),
+                    e.0
+                );
+                Err(EIO)
+            }
+        }
+    }
+
+    /// Whether `ev`'s ring is registered only while the event runs: its own
+    /// ring, under a hypervisor that logs whatever the enable mask says
+    /// (KVM), so that nothing is logged into it while the event is stopped.
+    fn registered_while_running(&self, ev: &Event<Self>) -> bool {
+        self.kinds_unlogged && ev.data().buf.mode() == Mode::Own
     }
 }
 
@@ -178,26 +222,9 @@ impl PmuDriver for VpaDtl {
     }
 
     fn add(&self, ev: &Event<Self>, flags: EventFlags) -> Result {
-        let d = ev.data();
-        let start = match d.buf.register() {
-            Ok(start) => start,
-            Err(RegisterError::Busy) => {
-                pr_debug!(
-                    "cpu {}: the DTL is in use by another kernel user\n",
-                    u32::from(d.buf.cpu())
-                );
-                return Err(EBUSY);
-            }
-            Err(RegisterError::Hcall(e)) => {
-                pr_warn_once!(
-                    "cpu {}: DTL registration failed (hcall {})\n",
-                    u32::from(d.buf.cpu()),
-                    e.0
-                );
-                return Err(EIO);
-            }
-        };
-        d.reader.lock().reset(start, self.pacer(ev));
+        // Registered here, so that a DTL another user holds makes `add`
+        // fail (EBUSY), and perf knows the event is not running.
+        self.register(ev)?;
         ev.set_hw_state(HwStateBit::Stopped.into());
         if flags.contains(EventFlag::Start) {
             self.start(ev, flags);
@@ -231,6 +258,13 @@ impl PmuDriver for VpaDtl {
 
     fn start(&self, ev: &Event<Self>, _flags: EventFlags) {
         let d = ev.data();
+        if self.registered_while_running(ev) && !d.buf.is_registered() {
+            // Deregistered at `stop`. On failure (already logged) the
+            // event stays stopped and captures nothing until `add` again.
+            if self.register(ev).is_err() {
+                return;
+            }
+        }
         d.buf.enable(d.mask);
         // With RELOAD the period may have changed (PERF_EVENT_IOC_PERIOD).
         let first = d.reader.lock().set_pacer(self.pacer(ev));
@@ -244,6 +278,18 @@ impl PmuDriver for VpaDtl {
         }
         let d = ev.data();
         d.buf.disable();
+        if self.registered_while_running(ev) && d.buf.is_registered() && !d.buf.is_displaced() {
+            // KVM keeps logging a stopped event's CPU: deregistered until
+            // `start`. KVM may log one more entry (at the guest entry after
+            // the call), which the poll below takes.
+            if let Err(e) = d.buf.unregister() {
+                pr_err_once!(
+                    "cpu {}: DTL deregistration failed (hcall {})\n",
+                    u32::from(d.buf.cpu()),
+                    e.0
+                );
+            }
+        }
         // The abstraction disarms the polling timer when this returns; the
         // poll below and a timer poll never run on two CPUs at once.
         // Whatever was logged before logging stopped is still captured.

@@ -298,6 +298,7 @@ impl Drop for DtlSim {
             c.cancel_timer();
             let mut s = c.s.lock();
             c.end(&mut s);
+            c.flush(&mut s);
             c.log_total(&s);
         }
     }

@@ -82,6 +82,8 @@ pub(crate) struct Session {
     first_idx: u64,
     /// The timebase when the session started.
     tb_begin: u64,
+    /// The session ended and is not logged yet (see `Cpu::flush`).
+    closing: bool,
     seq: u64,
     session_first: u64,
     ticks: u64,
@@ -140,6 +142,7 @@ impl Cpu {
                         idx: 0,
                         first_idx: 0,
                         tb_begin: 0,
+                        closing: false,
                         seq: 0,
                         session_first: 0,
                         ticks: 0,
@@ -192,6 +195,7 @@ impl Cpu {
     /// current one.
     pub(crate) fn begin(&self, s: &mut Session, ring: Ring, idx: u64) {
         self.end(s);
+        self.flush(s);
         s.registered = true;
         s.session_ticks = 0;
         s.ring = ring;
@@ -204,15 +208,28 @@ impl Cpu {
         s.clock = None;
     }
 
-    /// Ends the current session, if any, and logs it.
+    /// Ends the current session, if any: nothing more is written. It is
+    /// logged by [`Self::flush`].
     pub(crate) fn end(&self, s: &mut Session) {
-        if !s.registered {
+        if s.registered {
+            s.registered = false;
+            s.closing = true;
+        }
+    }
+
+    /// Logs the session that ended, if it is not logged yet: at the next
+    /// tick, registration or unload. The deregistration is seen at its
+    /// call, and a real hypervisor may log one more entry before the call
+    /// takes effect (KVM, at the guest entry after it), so what it
+    /// published is read later.
+    pub(crate) fn flush(&self, s: &mut Session) {
+        if !s.closing {
             return;
         }
+        s.closing = false;
         // What the lppaca's index says was written in the session, by this
-        // simulator or by a real hypervisor (with `rate=0`): the index the
-        // partition last saw before it deregisters; and the timebase window
-        // every entry of the session lies in.
+        // simulator or by a real hypervisor (with `rate=0`); and the
+        // timebase window every entry of the session lies in.
         let published = self.published_index().wrapping_sub(s.first_idx);
         pr_info!(
             "cpu {} session: injected {} seq {}..{} mask {} steal {} published {} window {}..{}\n",
@@ -235,7 +252,6 @@ impl Cpu {
                 c.ns
             );
         }
-        s.registered = false;
     }
 
     /// Logs the totals since load.
@@ -317,6 +333,7 @@ unsafe extern "C" fn tick(t: *mut b::hrtimer) -> b::hrtimer_restart {
     let p = c.params;
     {
         let mut s = c.s.lock();
+        c.flush(&mut s);
         s.ticks += 1;
         if s.registered {
             s.session_ticks += 1;

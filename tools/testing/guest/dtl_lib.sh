@@ -60,3 +60,56 @@ capture() {
 		--lost-overrun $(($(stat_or0 lost_overrun) - o0)) \
 		--lost-aux $(($(stat_or0 lost_aux_full) - a0)) >/tmp/$name.check
 }
+
+# kvm_capture NAME PERF-RECORD-ARGS...: under KVM (RPMU_NESTED=1), one
+# capture of dtl_all, checked against what KVM published: dtl_sim with rate=0
+# writes nothing, and reports per registration the index KVM published and a
+# clock bracket; dtl_check --hypervisor compares. Leaves /tmp/NAME.script and
+# /tmp/NAME.check, whose last line is "published=P captured=C lost=L".
+# With KVM_SHARED=1 (a kernel with native accounting: the event reads the
+# kernel's ring), dtl_sim adopts the kernel's rings before perf starts and
+# releases them after it ends, and dtl_check --shared bounds the event's
+# entries by what KVM published meanwhile.
+kvm_capture() {
+	name=$1
+	shift
+	c0=$(stat_or0 captured) o0=$(stat_or0 lost_overrun) a0=$(stat_or0 lost_aux_full)
+	l0=$(dmesg | wc -l)
+	shared=
+	[ "${KVM_SHARED:-0}" = 1 ] && shared=--shared
+	insmod $M/dtl_sim.ko rate=0 period_us=20000 adopt=${KVM_SHARED:-0}
+	timeout 120 perf record -q -a -o /tmp/$name.data -e vpa_dtl/dtl_all/ "$@" >/tmp/$name.record 2>&1
+	rec=$?
+	rmmod dtl_sim
+	dmesg | tail -n +$((l0 + 1)) >/tmp/$name.dmesg
+	timeout 120 perf script --ns -i /tmp/$name.data >/tmp/$name.script 2>/tmp/$name.script.err
+	captured=$(($(stat_or0 captured) - c0))
+	overrun=$(($(stat_or0 lost_overrun) - o0))
+	aux=$(($(stat_or0 lost_aux_full) - a0))
+	echo "$name: perf record exit $rec; captured $captured, lost_overrun $overrun, lost_aux_full $aux"
+	grep "dtl_sim: cpu" /tmp/$name.dmesg | sed 's/^/      | /'
+	head -n 3 /tmp/$name.script | sed 's/^/      | /'
+	sed 's/^/      | /' /tmp/$name.script.err | head -n 5
+	# Where KVM entered the guest: the commonest resume symbols.
+	grep -a -o '[0-9a-f]\{16\} [^ ]*' /tmp/$name.script | awk '{ print $2 }' | sed 's/+0x[0-9a-f]*$//' |
+		sort | uniq -c | sort -rn | head -n 4 | sed 's/^/      | resumed at: /'
+	# The AUX records flagged partial (a loss), with their neighbours.
+	timeout 60 perf report -D -i /tmp/$name.data 2>/dev/null | grep -a "PERF_RECORD_AUX " >/tmp/$name.aux
+	# Each AUX record flagged partial (a loss): its CPU, size, and the time
+	# since the previous record of its CPU (the poll interval).
+	awk '{ c = $1; t = $2 }
+		/flags: .*P/ { n++; if (n <= 8) printf "      | partial: cpu %s, %s bytes, %.2f ms after the previous poll\n", c, $9, (t - last[c]) / 1e6 }
+		{ last[c] = t }' /tmp/$name.aux
+	timeout 60 /t/dtl_check --label "$name: " --hypervisor $shared --script /tmp/$name.script \
+		--dmesg /tmp/$name.dmesg --dispatch-reason time_slice \
+		--captured "$captured" --lost-overrun "$overrun" --lost-aux "$aux" >/tmp/$name.check
+	ktap_cases </tmp/$name.check
+	# No silent loss: a capture that lost entries has AUX records flagged
+	# partial (perf script warns of gaps), one that lost none has none.
+	partials=$(grep -c 'flags: .*P' /tmp/$name.aux)
+	ok "$name: losses flagged in the AUX stream ($partials partial records, $((overrun + aux)) lost)" \
+		test $((overrun + aux > 0)) = $((partials > 0))
+	awk '/^published=/ { split($1, p, "="); split($3, l, "=");
+		if (p[2] > 0) printf "%s: lost %d of %d published (%.2f%%)\n", name, l[2], p[2], 100 * l[2] / p[2] }' \
+		name="$name" /tmp/$name.check
+}

@@ -284,6 +284,7 @@ fn run_real(args: &[String], paths: &[String], dmesg: &str, read: impl Fn(&str) 
             captured: num("--captured"),
             lost: num("--lost-overrun") + num("--lost-aux"),
             tb_freq,
+            shared: args.iter().any(|a| a == "--shared"),
         },
     );
     k

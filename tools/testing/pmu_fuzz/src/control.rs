@@ -415,7 +415,7 @@ impl Fuzzer<'_> {
                 ));
                 let res = sysfs("bind");
                 self.note("bind", format!("{driver} {dev}"), &res);
-                match Target::load(&self.t.name, self.t.kind) {
+                match Target::load(&self.t.name, self.t.kind, self.o.only_event.as_deref()) {
                     Ok(t) => self.t = t,
                     Err(e) => self.fail(format!("after bind: {e}")),
                 }
@@ -429,7 +429,7 @@ impl Fuzzer<'_> {
         if let Err(e) = res {
             return self.fail(format!("insmod {path} failed: {}", errname(e)));
         }
-        match Target::load(&self.t.name, self.t.kind) {
+        match Target::load(&self.t.name, self.t.kind, self.o.only_event.as_deref()) {
             Ok(t) => self.t = t,
             Err(e) => self.fail(format!("after insmod: {e}")),
         }

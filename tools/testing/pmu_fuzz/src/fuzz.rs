@@ -30,6 +30,8 @@ pub struct Options {
     pub core_bugs: bool,
     /// Fuzzing a reference driver: see `Fuzzer::fail`.
     pub reference: bool,
+    /// `--event NAME`: the only `events/` alias opened as valid.
+    pub only_event: Option<String>,
     pub diffs: std::cell::Cell<u64>,
 }
 

@@ -106,8 +106,9 @@ pub fn parse_event(formats: &[Field], s: &str) -> Option<[u64; 3]> {
 }
 
 impl Target {
-    /// Reads `/sys/bus/event_source/devices/<name>`.
-    pub fn load(name: &str, kind: Kind) -> Result<Target, String> {
+    /// Reads `/sys/bus/event_source/devices/<name>`; with `only`, keeps
+    /// that `events/` alias alone.
+    pub fn load(name: &str, kind: Kind, only: Option<&str>) -> Result<Target, String> {
         let dir = format!("/sys/bus/event_source/devices/{name}");
         let rd = |p: &str| fs::read_to_string(format!("{dir}/{p}"));
         let ty = rd("type")
@@ -148,8 +149,14 @@ impl Target {
             }
         }
         events.sort();
+        if let Some(o) = only {
+            events.retain(|(n, _, _)| n == o);
+        }
         if events.is_empty() {
-            return Err(format!("{dir}: no events/ aliases"));
+            return Err(format!(
+                "{dir}: no events/ aliases{}",
+                only.map_or(String::new(), |o| format!(" named {o}"))
+            ));
         }
         Ok(Target {
             name: name.into(),

@@ -56,6 +56,9 @@ pub struct Pacer {
     cur_ns: u64,
     adaptive: bool,
     ring: u64,
+    /// The longest adaptive period the writer's bursts allow (see
+    /// [`Pacer::bursts_up_to`]).
+    burst_cap_ns: u64,
 }
 
 impl Pacer {
@@ -67,9 +70,22 @@ impl Pacer {
             cur_ns: 0,
             adaptive: mode == Mode::Adaptive,
             ring,
+            burst_cap_ns: u64::MAX,
         };
         p.cur_ns = p.min_ns();
         p
+    }
+
+    /// The same pacer for a writer whose bursts reach `per_ms` entries a
+    /// millisecond after a quiet stretch (KVM logs at every guest entry):
+    /// the adaptive period stays short enough for such a burst to fit in
+    /// the ring (`ring / per_ms` ms), though never below [`Pacer::min_ns`].
+    /// PAPR's hypervisor logs at dispatches, a few a millisecond, and keeps
+    /// the plain bounds.
+    pub fn bursts_up_to(mut self, per_ms: u64) -> Self {
+        self.burst_cap_ns = self.ring.saturating_mul(1_000_000) / per_ms.max(1);
+        self.cur_ns = self.cur_ns.min(self.max_ns());
+        self
     }
 
     /// A poll that found at most this many entries (an eighth of the ring)
@@ -93,11 +109,15 @@ impl Pacer {
         }
     }
 
-    /// The longest period: adaptive, [`MAX_FACTOR`] times the event's; fixed,
-    /// the event's.
+    /// The longest period: adaptive, [`MAX_FACTOR`] times the event's, or
+    /// less for a bursty writer ([`Pacer::bursts_up_to`]); fixed, the
+    /// event's.
     pub fn max_ns(&self) -> u64 {
         if self.adaptive {
-            self.base_ns.saturating_mul(MAX_FACTOR).max(self.min_ns())
+            self.base_ns
+                .saturating_mul(MAX_FACTOR)
+                .min(self.burst_cap_ns)
+                .max(self.min_ns())
         } else {
             self.base_ns
         }

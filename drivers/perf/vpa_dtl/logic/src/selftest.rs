@@ -415,6 +415,20 @@ pub fn pacing() -> Result<(), Failure> {
         steady(&mut Pacer::new(MS, Mode::Adaptive, L), 500, 10) == MS,
         "500/ms in a large ring: 1 ms",
     )?;
+    let kvm = Pacer::new(MS, Mode::Adaptive, L).bursts_up_to(400);
+    check(kvm.max_ns() == 3_412_500, "bursts of 400/ms: 1365 entries in 3.4 ms")?;
+    check(
+        steady(&mut kvm.clone(), 0, 10) == 3_412_500,
+        "idle under bursts of 400/ms: 3.4 ms",
+    )?;
+    check(
+        Pacer::new(MS, Mode::Adaptive, R).bursts_up_to(400).max_ns() == MS,
+        "a small ring under bursts: never below 1 ms",
+    )?;
+    check(
+        Pacer::new(8 * MS, Mode::Fixed, L).bursts_up_to(400).max_ns() == 8 * MS,
+        "fixed: the event's period",
+    )?;
     let mut p = Pacer::new(3 * MS, Mode::Adaptive, R);
     for found in [0, 1, 10, 11, 41, 42, 85, u64::MAX] {
         let n = p.next(found);
