@@ -51,6 +51,7 @@ boots=(
 	"ppc|ppc64le-acct|ppc64le-acct|vpa_dtl_fuzz,vpa_dtl_shared|RPMU_GUEST_TIMEOUT=1200|FUZZ_OPS=30000 FUZZ_SEED=2|vpa_dtl next to the kernel's steal-time accounting (native cputime accounting kernel)"
 	"ppc|ppc64le-reliability|ppc64le|vpa_dtl_fuzz,vpa_dtl_soak|RPMU_GUEST_TIMEOUT=1800|$RPMU_CI_SIZES|vpa_dtl under the fuzzer, soak cases at CI size"
 	"ppc|ppc64le-cref|ppc64le|vpa_dtl_cref|RPMU_C_REFERENCE=1||the upstream C vpa-dtl on the same simulator (differential)"
+	"ppc|ppc64le-acct-kvm|ppc64le-acct|vpa_dtl_kvm_shared|RPMU_NESTED=1 RPMU_GUEST_TIMEOUT=900||vpa_dtl in a KVM guest beside the kernel's steal-time accounting (the shared ring)"
 	"ppc|ppc64le-kvm|ppc64le|vpa_dtl_kvm|RPMU_NESTED=1 RPMU_GUEST_TIMEOUT=1200|FUZZ_OPS=20000 FUZZ_SEED=3|vpa_dtl in a KVM guest: Linux KVM-HV writes the DTL (nested)"
 	"arm|arm64-xgene-rust|arm64|xgene_sysfs,xgene_rust,xgene_stat,xgene_irq,xgene_perf|RPMU_DTSI=$v2||our xgene_pmu on simulated X-Gene 2 silicon (KUnit, probe, sysfs, the perf_event_open contract, lifetime, perf stat)"
 	"arm|arm64-xgene-v1|arm64|xgene_rust,xgene_stat,xgene_irq|RPMU_DTSI=$v1 RPMU_XGENE_CSWCR=0 RPMU_XGENE_MCBA=4 RPMU_XGENE_MCBB=0||our xgene_pmu on simulated X-Gene 1 silicon (one counter a PMU, one MCB)"

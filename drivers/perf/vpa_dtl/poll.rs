@@ -67,9 +67,7 @@ impl Reader {
         self.cursor.floor = start.timebase;
         // Never more slots than the scratch buffer holds (the ring's
         // capacity, so never fewer either).
-        self.ring = start
-            .entries
-            .min(self.scratch.len() / ring::ENTRY_SIZE);
+        self.ring = start.entries.min(self.scratch.len() / ring::ENTRY_SIZE);
         self.flag_partial = false;
         self.cursor.last_entry = [0; entries::WORDS];
         self.set_pacer(pacer);

@@ -174,10 +174,7 @@ pub(crate) fn take_general(buf: &DtlBuffer, c: &mut Cursor, seen: &Seen, b: &mut
         span.count
     };
     // Absolute indices are free-running: they wrap.
-    let oldest_next = span
-        .first
-        .wrapping_add(torn)
-        .wrapping_add(seen.ring as u64);
+    let oldest_next = span.first.wrapping_add(torn).wrapping_add(seen.ring as u64);
     if torn < span.count && oldest_next == head_after {
         let at = torn as usize;
         let lapped = entries::oldest_lapped(b, at, count);

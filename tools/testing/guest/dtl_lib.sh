@@ -109,7 +109,9 @@ kvm_capture() {
 	partials=$(grep -c 'flags: .*P' /tmp/$name.aux)
 	ok "$name: losses flagged in the AUX stream ($partials partial records, $((overrun + aux)) lost)" \
 		test $((overrun + aux > 0)) = $((partials > 0))
-	awk '/^published=/ { split($1, p, "="); split($3, l, "=");
-		if (p[2] > 0) printf "%s: lost %d of %d published (%.2f%%)\n", name, l[2], p[2], 100 * l[2] / p[2] }' \
-		name="$name" /tmp/$name.check
+	pub=$(sed -n 's/^published=\([0-9]*\) .*/\1/p' /tmp/$name.check)
+	if [ "${pub:-0}" -gt 0 ]; then
+		bp=$(((overrun + aux) * 10000 / pub))
+		printf '%s: lost %d of %d published (%d.%02d%%)\n' "$name" $((overrun + aux)) "$pub" $((bp / 100)) $((bp % 100))
+	fi
 }

@@ -83,7 +83,11 @@ impl Pacer {
     /// PAPR's hypervisor logs at dispatches, a few a millisecond, and keeps
     /// the plain bounds.
     pub fn bursts_up_to(mut self, per_ms: u64) -> Self {
-        self.burst_cap_ns = self.ring.saturating_mul(1_000_000) / per_ms.max(1);
+        self.burst_cap_ns = self
+            .ring
+            .saturating_mul(1_000_000)
+            .checked_div(per_ms)
+            .unwrap_or(u64::MAX);
         self.cur_ns = self.cur_ns.min(self.max_ns());
         self
     }
