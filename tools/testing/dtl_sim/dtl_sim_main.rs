@@ -217,8 +217,10 @@ fn adopt(st: &State) -> u32 {
         let mut s = c.s.lock();
         if !s.registered() {
             let idx = c.published_index();
-            // SAFETY: The kernel's buffer holds its size, as registered.
-            c.begin(&mut s, unsafe { Ring::registered(log.cast()) }, idx);
+            // The kernel's buffers are `DISPATCH_LOG_BYTES` (85 entries);
+            // their size word, read at registration, has long been
+            // overwritten by entries.
+            c.begin(&mut s, Ring(log.cast(), u64::from(b::DISPATCH_LOG_BYTES) / 48), idx);
             n += 1;
         }
     }

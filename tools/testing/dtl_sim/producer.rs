@@ -40,12 +40,14 @@ pub(crate) struct Params {
 pub(crate) struct Ring(pub(crate) *mut u8, pub(crate) u64);
 
 impl Ring {
-    /// The buffer at `base` as registered: entry slots for the size in its
-    /// second big-endian word, as KVM reads it (`len - len % 48`).
+    /// The buffer at `base` as it is being registered: entry slots for the
+    /// size in its second big-endian word, as KVM reads it (`len - len %
+    /// 48`). Only at registration: the first entry overwrites that word.
     ///
     /// # Safety
     ///
-    /// `base` must be the kernel address of a registered DTL buffer.
+    /// `base` must be the kernel address of a DTL buffer being registered,
+    /// of at least the size its second word holds.
     pub(crate) unsafe fn registered(base: *mut u8) -> Self {
         // SAFETY: The caller passes a DTL buffer, which holds its size in
         // its second 32-bit word.

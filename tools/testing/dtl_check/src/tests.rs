@@ -267,3 +267,155 @@ fn window_of_a_shared_ring() {
         k.out
     );
 }
+
+/// `--hypervisor`: KVM's entries (reason 7, no sequence numbers), one every
+/// microsecond from `TB0` on each CPU, resuming at `ip(i)`.
+fn kvm_script(cpus: u32, n: u64, ip: impl Fn(u64) -> u64) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        for cpu in 0..cpus {
+            let t = tb(i) * 1_000_000_000 / 512_000_000;
+            s += &format!(
+                "  swapper  0 [{cpu:03}]  {}.{:09}:  vpa-dtl: timebase: {} dispatch_reason:time_slice, preempt_reason:unused,\n\
+                 enqueue_to_dispatch_time:0, ready_to_enqueue_time:0,waiting_to_ready_time:0, processor_id: 1 {:x} f+0x0 ([kernel.kallsyms])\n",
+                t / 1_000_000_000,
+                t % 1_000_000_000,
+                tb(i),
+                ip(i)
+            );
+        }
+    }
+    s
+}
+
+/// The observer's lines: `published` per CPU, the window around the
+/// entries, and a clock bracket.
+fn kvm_dmesg(published: &[u64]) -> String {
+    let mut s = String::new();
+    for (cpu, p) in published.iter().enumerate() {
+        s += &format!(
+            "dtl_sim: cpu {cpu} session: injected 0 seq 0..0 mask 0 steal 0 published {p} window {}..{}\n",
+            TB0 - 10,
+            tb(1000)
+        );
+        s += &format!(
+            "dtl_sim: cpu {cpu} clock: tb {}..{} ns 1000000004\n",
+            TB0 - 4,
+            TB0 + 4
+        );
+    }
+    s
+}
+
+fn kvm_check(script: String, dmesg: String, captured: u64, lost: u64, extra: &[&str]) -> Ktap {
+    let fs: BTreeMap<String, String> =
+        [("s".to_string(), script), ("dmesg".to_string(), dmesg)].into();
+    let mut args: Vec<String> = [
+        "dtl_check",
+        "--hypervisor",
+        "--script",
+        "s",
+        "--dmesg",
+        "dmesg",
+        "--dispatch-reason",
+        "time_slice",
+        "--lost-aux",
+        "0",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend([
+        "--captured".into(),
+        captured.to_string(),
+        "--lost-overrun".into(),
+        lost.to_string(),
+    ]);
+    args.extend(extra.iter().map(|s| s.to_string()));
+    run(&args, |p| fs[p].clone())
+}
+
+#[test]
+fn hypervisor_capture_accounted_exactly() {
+    let k = kvm_check(
+        kvm_script(2, 50, |_| 0xc000_0000_0000_4900),
+        kvm_dmesg(&[60, 55]),
+        100,
+        15,
+        &[],
+    );
+    assert_eq!(k.failed, 0, "{}", k.out);
+    assert!(
+        k.out.contains("published=115 captured=100 lost=15"),
+        "{}",
+        k.out
+    );
+    assert!(
+        k.out
+            .contains("cpu 0: longest run of entries resuming at one guest PC: 50 over 49 us"),
+        "{}",
+        k.out
+    );
+    // One entry unaccounted for: the identity fails.
+    let k = kvm_check(kvm_script(2, 50, |_| 0), kvm_dmesg(&[60, 56]), 100, 15, &[]);
+    assert!(
+        k.out
+            .contains("not ok 7 published = captured + reported lost"),
+        "{}",
+        k.out
+    );
+    // A shared ring: only a bound.
+    let k = kvm_check(
+        kvm_script(2, 50, |_| 0),
+        kvm_dmesg(&[60, 56]),
+        100,
+        15,
+        &["--shared"],
+    );
+    assert_eq!(k.failed, 0, "{}", k.out);
+    let k = kvm_check(
+        kvm_script(2, 50, |_| 0),
+        kvm_dmesg(&[50, 50]),
+        100,
+        15,
+        &["--shared"],
+    );
+    assert!(
+        k.out
+            .contains("not ok 7 captured + reported lost <= published"),
+        "{}",
+        k.out
+    );
+}
+
+#[test]
+fn hypervisor_entries_twice_or_outside_refused() {
+    // The same entry twice: timebases do not increase.
+    let one = kvm_script(1, 3, |i| i);
+    let twice = one.clone() + &kvm_script(1, 1, |i| i);
+    let k = kvm_check(twice, kvm_dmesg(&[4]), 4, 0, &[]);
+    assert!(
+        k.out
+            .contains("not ok 3 entries appear once, in order, per CPU"),
+        "{}",
+        k.out
+    );
+    // An entry past the registration window.
+    let late = kvm_script(1, 2000, |i| i);
+    let k = kvm_check(late, kvm_dmesg(&[2000]), 2000, 0, &[]);
+    assert!(
+        k.out
+            .contains("not ok 4 every entry lies in its CPU's registration window"),
+        "{}",
+        k.out
+    );
+    // Another dispatch reason than KVM's.
+    let other = one.replace("time_slice", "H_PROD");
+    let k = kvm_check(other, kvm_dmesg(&[3]), 3, 0, &[]);
+    assert!(
+        k.out
+            .contains("not ok 2 every decoded entry has dispatch_reason time_slice"),
+        "{}",
+        k.out
+    );
+}
