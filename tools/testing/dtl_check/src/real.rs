@@ -70,8 +70,9 @@ fn largest_gap(decoded: &[Decoded], cpu: u32) -> (u64, u64) {
 }
 
 /// A run of consecutive decoded entries of one CPU that resume the guest at
-/// the same PC: the hypervisor entering the vCPU again and again without
-/// the guest making progress (an entry storm).
+/// the same PC. At hundreds a millisecond, the hypervisor entering the vCPU
+/// again and again without the guest making progress (an entry storm); at a
+/// few, an idle vCPU woken by its decrementer.
 #[derive(Default)]
 struct Stall {
     entries: u64,
