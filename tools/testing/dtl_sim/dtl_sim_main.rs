@@ -220,7 +220,11 @@ fn adopt(st: &State) -> u32 {
             // The kernel's buffers are `DISPATCH_LOG_BYTES` (85 entries);
             // their size word, read at registration, has long been
             // overwritten by entries.
-            c.begin(&mut s, Ring(log.cast(), u64::from(b::DISPATCH_LOG_BYTES) / 48), idx);
+            c.begin(
+                &mut s,
+                Ring(log.cast(), u64::from(b::DISPATCH_LOG_BYTES) / 48),
+                idx,
+            );
             n += 1;
         }
     }

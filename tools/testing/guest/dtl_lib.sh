@@ -106,12 +106,13 @@ kvm_capture() {
 	ktap_cases </tmp/$name.check
 	# No silent loss: a capture that lost entries has AUX records flagged
 	# partial (perf script warns of gaps), one that lost none has none.
-	partials=$(grep -c 'flags: .*P' /tmp/$name.aux)
-	ok "$name: losses flagged in the AUX stream ($partials partial records, $((overrun + aux)) lost)" \
-		test $((overrun + aux > 0)) = $((partials > 0))
+	# (Before `ok`, which sets `name`.)
 	pub=$(sed -n 's/^published=\([0-9]*\) .*/\1/p' /tmp/$name.check)
 	if [ "${pub:-0}" -gt 0 ]; then
 		bp=$(((overrun + aux) * 10000 / pub))
 		printf '%s: lost %d of %d published (%d.%02d%%)\n' "$name" $((overrun + aux)) "$pub" $((bp / 100)) $((bp % 100))
 	fi
+	partials=$(grep -c 'flags: .*P' /tmp/$name.aux)
+	ok "$name: losses flagged in the AUX stream ($partials partial records, $((overrun + aux)) lost)" \
+		test $((overrun + aux > 0)) = $((partials > 0))
 }
