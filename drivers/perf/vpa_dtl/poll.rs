@@ -34,8 +34,6 @@ pub(crate) struct Reader {
     cursor: Cursor,
     /// The polling period.
     pacer: Pacer,
-    /// Entries in the ring being read ([`Start::entries`]).
-    ring: usize,
     /// Where entries are copied and checked when the AUX area cannot take
     /// them all directly: as large as the ring.
     scratch: KVVec<u8>,
@@ -56,7 +54,6 @@ impl Reader {
                 concurrent: false,
             },
             pacer: Pacer::new(1_000_000, pacer::Mode::Fixed, ring::RING_ENTRIES),
-            ring: 0,
             scratch,
         })
     }
@@ -65,9 +62,6 @@ impl Reader {
     pub(crate) fn reset(&mut self, start: Start, pacer: Pacer) {
         self.next = start.index;
         self.cursor.floor = start.timebase;
-        // Never more slots than the scratch buffer holds (the ring's
-        // capacity, so never fewer either).
-        self.ring = start.entries.min(self.scratch.len() / ring::ENTRY_SIZE);
         self.flag_partial = false;
         self.cursor.last_entry = [0; entries::WORDS];
         self.set_pacer(pacer);
@@ -173,7 +167,9 @@ impl Reader {
             }
             self.flag_partial = true;
         }
-        let readable = ring::readable(self.ring as u64, self.cursor.concurrent);
+        // The ring as registered; the scratch buffer holds its capacity.
+        let ring_entries = buf.entries();
+        let readable = ring::readable(ring_entries as u64, self.cursor.concurrent);
         let dispatches = buf.dispatch_count();
         let head = buf.published_index();
         let Some(span) = ring::plan(self.next, head, readable) else {
@@ -207,11 +203,11 @@ impl Reader {
             span,
             head,
             readable,
-            ring: self.ring,
+            ring: ring_entries,
             dispatches,
             drop_kinds,
             // A ring of no entries (never) makes every slot out of bounds.
-            start: span.first.checked_rem(self.ring as u64).unwrap_or(0) as usize,
+            start: span.first.checked_rem(ring_entries as u64).unwrap_or(0) as usize,
         };
 
         // Entries go straight into the AUX area, after the header record's

@@ -51,8 +51,7 @@ pub(crate) struct Seen {
     pub(crate) head: u64,
     /// Entries a poll may take ([`ring::readable`]).
     pub(crate) readable: u64,
-    /// Entries in the ring ([`DtlBuffer::entries`] when the reading
-    /// started).
+    /// Entries in the ring ([`DtlBuffer::entries`] at this poll).
     pub(crate) ring: usize,
     /// The dispatch count before copying.
     pub(crate) dispatches: u32,
