@@ -53,6 +53,7 @@ boots=(
 	"ppc|ppc64le-cref|ppc64le|vpa_dtl_cref|RPMU_C_REFERENCE=1||the upstream C vpa-dtl on the same simulator (differential)"
 	"ppc|ppc64le-acct-kvm|ppc64le-acct|vpa_dtl_kvm_shared|RPMU_NESTED=1 RPMU_GUEST_TIMEOUT=900||vpa_dtl in a KVM guest beside the kernel's steal-time accounting (the shared ring)"
 	"ppc|ppc64le-kvm|ppc64le|vpa_dtl_kvm|RPMU_NESTED=1 RPMU_GUEST_TIMEOUT=1200|FUZZ_OPS=20000 FUZZ_SEED=3|vpa_dtl in a KVM guest: Linux KVM-HV writes the DTL (nested)"
+	"ppc|ppc64le-kvm-steal|ppc64le|vpa_dtl_kvm_steal|RPMU_NESTED=1 RPMU_L1_HOG=0,1 RPMU_GUEST_TIMEOUT=900||vpa_dtl in a KVM guest whose host is busy: the stolen time captured against KVM's own total"
 	"arm|arm64-xgene-rust|arm64|xgene_sysfs,xgene_rust,xgene_stat,xgene_irq,xgene_perf|RPMU_DTSI=$v2||our xgene_pmu on simulated X-Gene 2 silicon (KUnit, probe, sysfs, the perf_event_open contract, lifetime, perf stat)"
 	"arm|arm64-xgene-v1|arm64|xgene_rust,xgene_stat,xgene_irq|RPMU_DTSI=$v1 RPMU_XGENE_CSWCR=0 RPMU_XGENE_MCBA=4 RPMU_XGENE_MCBB=0||our xgene_pmu on simulated X-Gene 1 silicon (one counter a PMU, one MCB)"
 	"arm|arm64-xgene-reliability|arm64|xgene_fuzz,xgene_soak|RPMU_GUEST_TIMEOUT=2700 RPMU_DTSI=$v2|$RPMU_CI_SIZES|xgene_pmu under the fuzzer, soak cases at CI size"

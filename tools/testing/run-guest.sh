@@ -139,6 +139,7 @@ cmdline="console=$console rpmu.plan=$plan panic=-1 log_buf_len=${RPMU_LOG_BUF:-6
 # kernel (kernel.sh ppc64le-kvmhost) with Debian's ppc64el QEMU
 # (l1-userspace.sh) and tools/testing/guest/l1-init; L2 this guest, with its
 # kernel, initramfs and command line, and its console passed through L1's.
+# RPMU_L1_HOG=0,1: L1 CPUs kept busy beside L2's vCPUs (stolen time).
 initrd=$work/initrd.gz
 if [ "${RPMU_NESTED:-0}" = 1 ]; then
 	[ "$karch" = powerpc ] || die "RPMU_NESTED needs a pseries guest"
@@ -152,6 +153,7 @@ if [ "${RPMU_NESTED:-0}" = 1 ]; then
 	cp "$work/initrd.gz" "$work/l1/l2/initrd.gz"
 	echo "$cmdline" >"$work/l1/l2/cmdline"
 	echo "${RPMU_L2_MEM:-1536M}" >"$work/l1/l2/mem"
+	echo "${RPMU_L1_HOG:-}" >"$work/l1/l2/hog"
 	(cd "$work/l1" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/l1-initrd.gz"
 	initrd=$work/l1-initrd.gz
 	qemu=(qemu-system-ppc64 -M pseries,cap-nested-hv=on -cpu power9 -m 4G -smp 2 -kernel "$l1k/vmlinux")

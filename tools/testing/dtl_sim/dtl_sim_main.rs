@@ -160,7 +160,8 @@ unsafe extern "C" fn pre_handler(p: *mut b::kprobe, regs: *mut b::pt_regs) -> c_
         // SAFETY: The partition passes the physical address of its buffer,
         // which holds its size.
         let ring = unsafe { Ring::registered(b::rpmu_va(arg(3)).cast()) };
-        c.begin(&mut s, ring, 0);
+        let hv = c.stolen_total();
+        c.begin(&mut s, ring, 0, hv);
     } else if sub == u64::from(b::H_VPA_DEREG_DTL) {
         c.end(&mut s);
     }
@@ -216,6 +217,7 @@ fn adopt(st: &State) -> u32 {
         }
         let mut s = c.s.lock();
         if !s.registered() {
+            let hv = c.stolen_total();
             let idx = c.published_index();
             // The kernel's buffers are `DISPATCH_LOG_BYTES` (85 entries);
             // their size word, read at registration, has long been
@@ -224,6 +226,7 @@ fn adopt(st: &State) -> u32 {
                 &mut s,
                 Ring(log.cast(), u64::from(b::DISPATCH_LOG_BYTES) / 48),
                 idx,
+                hv,
             );
             n += 1;
         }

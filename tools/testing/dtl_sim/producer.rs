@@ -98,6 +98,11 @@ pub(crate) struct Session {
     steal_total: u64,
     /// This session's tightest clock bracket.
     clock: Option<Bracket>,
+    /// The lppaca's stolen-time total read just before and just after the
+    /// session's first index (see [`Cpu::stolen_total`]).
+    hv_begin: (u64, u64),
+    /// The same total when the session ended.
+    hv_end: u64,
 }
 
 impl Session {
@@ -153,6 +158,8 @@ impl Cpu {
                         steal: 0,
                         steal_total: 0,
                         clock: None,
+                        hv_begin: (0, 0),
+                        hv_end: 0,
                     },
                     "dtl_sim_cpu"
                 ),
@@ -193,11 +200,24 @@ impl Cpu {
         u64::from_be(unsafe { core::ptr::read_volatile(addr_of_mut!((*self.lppaca()).dtl_idx)) })
     }
 
-    /// Starts a session on `ring`, first writing at index `idx`; ends the
+    /// The hypervisor's running total of this CPU's stolen time, in
+    /// timebase ticks (the lppaca's `enqueue_dispatch_tb`). Linux KVM-HV
+    /// adds each DTL entry's `enqueue_to_dispatch_time` to it as it writes
+    /// the entry, and keeps adding while no DTL is registered.
+    pub(crate) fn stolen_total(&self) -> u64 {
+        // SAFETY: The lppaca is valid (see `lppaca`); the total is big-endian.
+        u64::from_be(unsafe {
+            core::ptr::read_volatile(addr_of_mut!((*self.lppaca()).enqueue_dispatch_tb))
+        })
+    }
+
+    /// Starts a session on `ring`, first writing at index `idx`, which was
+    /// read after [`Self::stolen_total`] returned `hv_before`; ends the
     /// current one.
-    pub(crate) fn begin(&self, s: &mut Session, ring: Ring, idx: u64) {
+    pub(crate) fn begin(&self, s: &mut Session, ring: Ring, idx: u64, hv_before: u64) {
         self.end(s);
         self.flush(s);
+        s.hv_begin = (hv_before, self.stolen_total());
         s.registered = true;
         s.session_ticks = 0;
         s.ring = ring;
@@ -216,6 +236,7 @@ impl Cpu {
         if s.registered {
             s.registered = false;
             s.closing = true;
+            s.hv_end = self.stolen_total();
         }
     }
 
@@ -233,8 +254,14 @@ impl Cpu {
         // simulator or by a real hypervisor (with `rate=0`); and the
         // timebase window every entry of the session lies in.
         let published = self.published_index().wrapping_sub(s.first_idx);
+        // The stolen time of the session's entries, as the hypervisor
+        // accounted it (see `stolen_total`), is bracketed by the totals
+        // read around its first index, at its end, and after the index
+        // above (the hypervisor may log one more entry after the end).
+        let stolen_lo = s.hv_end.saturating_sub(s.hv_begin.1);
+        let stolen_hi = self.stolen_total().saturating_sub(s.hv_begin.0);
         pr_info!(
-            "cpu {} session: injected {} seq {}..{} mask {} steal {} published {} window {}..{}\n",
+            "cpu {} session: injected {} seq {}..{} mask {} steal {} published {} window {}..{} hv_stolen {}..{}\n",
             self.cpu,
             s.seq - s.session_first,
             s.session_first,
@@ -243,7 +270,9 @@ impl Cpu {
             s.steal,
             published,
             s.tb_begin,
-            pseries::timebase()
+            pseries::timebase(),
+            stolen_lo,
+            stolen_hi
         );
         if let Some(c) = s.clock {
             pr_info!(

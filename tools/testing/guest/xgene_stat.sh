@@ -212,6 +212,10 @@ if [ -n "$drv" ]; then
 					for (i = 2; i <= 4; i++) if (a[i] != a[1]) bad++ }
 					printf "%d %d %d\n", n, r, bad }' /tmp/group_$st.csv)
 			echo "      | group_$st: $1 intervals, $2 with the group counting part of the time, $3 member mismatches"
+			# The first intervals whose members differ, as perf printed them.
+			awk -F';' '$4 ~ /read-miss/ { v[$1] = v[$1] " " $2; l[$1] = l[$1] "\n      |   " $0 }
+				END { for (k in v) { split(v[k], a, " "); for (i = 2; i <= 4; i++) if (a[i] != a[1]) { print l[k]; break } } }' \
+				/tmp/group_$st.csv | head -30
 			if [ "${XGENE_REFERENCE:-0}" = 1 ] && [ "${3:-1}" != 0 ]; then
 				echo "DIFF group_$st: identical events of one group differ ($3 member mismatches over $1 10 ms intervals; $(xg_model))"
 			else

@@ -181,6 +181,7 @@ mod tests {
             steal: None,
             published: None,
             window: None,
+            hv_stolen: None,
             clock: None,
         }
     }

@@ -158,6 +158,7 @@ mod tests {
             steal: None,
             published: None,
             window: None,
+            hv_stolen: None,
             clock,
         }
     }

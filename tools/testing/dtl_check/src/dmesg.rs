@@ -3,14 +3,16 @@
 //! The simulator's kernel log lines:
 //!
 //! ```text
-//! dtl_sim: cpu C session: injected N seq A..B mask M steal S published P window W1..W2
+//! dtl_sim: cpu C session: injected N seq A..B mask M steal S published P window W1..W2 hv_stolen H1..H2
 //! dtl_sim: cpu C clock: tb T1..T2 ns N
 //! ```
 //!
 //! One session line per registration the simulator served (` steal S`,
 //! ` published P` and ` window W1..W2` are absent from older simulators'
 //! lines: `P` is the index the lppaca published, whoever wrote the entries,
-//! and every entry of the session has a timebase in `W1..=W2`), followed by
+//! and every entry of the session has a timebase in `W1..=W2`; the
+//! stolen time of the published entries, as the hypervisor's lppaca total
+//! counted it, is in `H1..=H2`), followed by
 //! its clock line if the
 //! session saw a tick: `local_clock()` read `N` between the timebase reads
 //! `T1` and `T2`, the tightest such bracket of the session.
@@ -45,6 +47,9 @@ pub struct Session {
     pub published: Option<u64>,
     /// The session's timebase window, if logged.
     pub window: Option<(u64, u64)>,
+    /// Bounds on the stolen time (timebase ticks) of the published
+    /// entries, from the hypervisor's own total, if logged.
+    pub hv_stolen: Option<(u64, u64)>,
     /// The session's clock bracket, if logged.
     pub clock: Option<Clock>,
 }
@@ -81,6 +86,7 @@ fn session(cpu: u32, r: &str) -> Option<Session> {
         steal: word(r, " steal "),
         published: word(r, " published "),
         window: range(r, " window "),
+        hv_stolen: range(r, " hv_stolen "),
         clock: None,
     })
 }
@@ -136,6 +142,7 @@ mod tests {
                 steal: None,
                 published: None,
                 window: None,
+                hv_stolen: None,
                 clock: None,
             }]
         );

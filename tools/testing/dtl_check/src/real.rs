@@ -17,6 +17,11 @@
 //!   ring, which the simulator adopted before the event started and
 //!   released after it ended) captured + reported lost <= published.
 //!
+//! - per CPU, where the simulator logged the hypervisor's stolen-time total
+//!   (`hv_stolen`): the stolen time of the decoded entries is at most what
+//!   the total grew by over the sessions, and equal to it (within the
+//!   bracket the reads allow) on a CPU that lost no entry of an own ring.
+//!
 //! Prints a line per CPU and a final `published=P captured=C lost=L`.
 
 use crate::clock;
@@ -122,6 +127,66 @@ fn order_problems(decoded: &[Decoded]) -> Vec<String> {
     out
 }
 
+/// The stolen time (`enqueue_to_dispatch_time + ready_to_enqueue_time`,
+/// timebase ticks) of the decoded entries of `cpu`.
+fn decoded_stolen(decoded: &[Decoded], cpu: u32) -> u64 {
+    decoded
+        .iter()
+        .filter(|d| d.cpu == cpu)
+        .map(|d| u64::from(d.enqueue) + u64::from(d.ready))
+        .sum()
+}
+
+/// The bounds on the stolen time of `cpu`'s published entries, summed over
+/// its sessions, if every session of it logged them.
+fn hv_stolen(sessions: &[Session], cpu: u32) -> Option<(u64, u64)> {
+    let mut sum = (0, 0);
+    let mut any = false;
+    for s in sessions.iter().filter(|s| s.cpu == cpu) {
+        let (lo, hi) = s.hv_stolen?;
+        sum = (sum.0 + lo, sum.1 + hi);
+        any = true;
+    }
+    any.then_some(sum)
+}
+
+/// The stolen-time cases, per CPU (`per_cpu`: published, decoded).
+fn check_stolen(k: &mut Ktap, i: &Inputs<'_>, per_cpu: &BTreeMap<u32, (u64, u64)>) {
+    let us = |t: u64| t * 1_000_000 / i.tb_freq.max(1);
+    for (&cpu, &(p, n)) in per_cpu {
+        let Some((lo, hi)) = hv_stolen(i.sessions, cpu) else {
+            continue;
+        };
+        let got = decoded_stolen(i.decoded, cpu);
+        let detail = format!(
+            "decoded {} us ({got} ticks), the hypervisor's total grew {}..{} us ({lo}..{hi} ticks)",
+            us(got),
+            us(lo),
+            us(hi)
+        );
+        k.line(&format!("cpu {cpu}: stolen time {detail}"));
+        if !i.shared && p == n {
+            k.case(
+                (lo..=hi).contains(&got),
+                &format!(
+                    "{}cpu {cpu}: the stolen time decoded is the hypervisor's total (no entry lost)",
+                    i.label
+                ),
+                &detail,
+            );
+        } else {
+            k.case(
+                got <= hi,
+                &format!(
+                    "{}cpu {cpu}: the stolen time decoded is at most the hypervisor's total",
+                    i.label
+                ),
+                &detail,
+            );
+        }
+    }
+}
+
 /// All the checks.
 pub fn check(k: &mut Ktap, i: &Inputs<'_>) {
     let label = i.label;
@@ -223,6 +288,7 @@ pub fn check(k: &mut Ktap, i: &Inputs<'_>) {
             i.captured, i.lost
         ),
     );
+    check_stolen(k, i, &per_cpu);
     k.line(&format!(
         "published={published} captured={} lost={}",
         i.captured, i.lost

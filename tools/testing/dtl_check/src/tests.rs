@@ -419,3 +419,79 @@ fn hypervisor_entries_twice_or_outside_refused() {
         k.out
     );
 }
+
+/// `kvm_dmesg` with the hypervisor's stolen-time bracket `hv` on each CPU.
+fn kvm_dmesg_stolen(published: &[u64], hv: (u64, u64)) -> String {
+    kvm_dmesg(published).replace(
+        " window ",
+        &format!(" hv_stolen {}..{} window ", hv.0, hv.1),
+    )
+}
+
+#[test]
+fn hypervisor_stolen_time_against_its_total() {
+    // 50 entries of 7 + 2 ticks each on one CPU: 450 ticks.
+    let script = kvm_script(1, 50, |_| 0)
+        .replace("enqueue_to_dispatch_time:0", "enqueue_to_dispatch_time:7")
+        .replace("ready_to_enqueue_time:0", "ready_to_enqueue_time:2");
+    // Nothing lost: the sum must lie in the bracket.
+    let k = kvm_check(
+        script.clone(),
+        kvm_dmesg_stolen(&[50], (440, 450)),
+        50,
+        0,
+        &[],
+    );
+    assert_eq!(k.failed, 0, "{}", k.out);
+    assert!(
+        k.out.contains(
+            "ok 8 cpu 0: the stolen time decoded is the hypervisor's total (no entry lost)"
+        ),
+        "{}",
+        k.out
+    );
+    let k = kvm_check(
+        script.clone(),
+        kvm_dmesg_stolen(&[50], (451, 460)),
+        50,
+        0,
+        &[],
+    );
+    assert!(
+        k.out
+            .contains("not ok 8 cpu 0: the stolen time decoded is the hypervisor's total"),
+        "{}",
+        k.out
+    );
+    // Entries lost: only a bound, which a larger sum breaks.
+    let k = kvm_check(
+        script.clone(),
+        kvm_dmesg_stolen(&[60], (500, 900)),
+        50,
+        10,
+        &[],
+    );
+    assert_eq!(k.failed, 0, "{}", k.out);
+    let k = kvm_check(
+        script.clone(),
+        kvm_dmesg_stolen(&[60], (300, 449)),
+        50,
+        10,
+        &[],
+    );
+    assert!(
+        k.out
+            .contains("not ok 8 cpu 0: the stolen time decoded is at most the hypervisor's total"),
+        "{}",
+        k.out
+    );
+    // A shared ring: a bound even when nothing was lost.
+    let k = kvm_check(
+        script,
+        kvm_dmesg_stolen(&[50], (450, 2000)),
+        50,
+        0,
+        &["--shared"],
+    );
+    assert_eq!(k.failed, 0, "{}", k.out);
+}
