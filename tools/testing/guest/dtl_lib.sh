@@ -100,8 +100,10 @@ kvm_capture() {
 	awk '{ c = $1; t = $2 }
 		/flags: .*P/ { n++; if (n <= 8) printf "      | partial: cpu %s, %s bytes, %.2f ms after the previous poll\n", c, $9, (t - last[c]) / 1e6 }
 		{ last[c] = t }' /tmp/$name.aux
+	# The CPUs with an AUX record flagged partial or truncated (a loss).
+	pcpus=$(awk '/flags: .*[PT]/ { print $1 }' /tmp/$name.aux | sort -un | tr '\n' ',')
 	timeout 60 /t/dtl_check --label "$name: " --hypervisor $shared --script /tmp/$name.script \
-		--dmesg /tmp/$name.dmesg --dispatch-reason time_slice \
+		--dmesg /tmp/$name.dmesg --dispatch-reason time_slice --partial-cpus "${pcpus%,}" \
 		--captured "$captured" --lost-overrun "$overrun" --lost-aux "$aux" >/tmp/$name.check
 	ktap_cases </tmp/$name.check
 	# No silent loss: a capture that lost entries has AUX records flagged

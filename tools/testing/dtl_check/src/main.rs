@@ -248,7 +248,8 @@ fn run(args: &[String], read: impl Fn(&str) -> String) -> Ktap {
 }
 
 /// `--hypervisor` (see `real.rs`): `--captured`, `--lost-overrun` and
-/// `--lost-aux` as in the simulator's mode, `--dispatch-reason` optional.
+/// `--lost-aux` as in the simulator's mode, `--dispatch-reason` and
+/// `--partial-cpus` (comma-separated, possibly empty) optional.
 fn run_real(args: &[String], paths: &[String], dmesg: &str, read: impl Fn(&str) -> String) -> Ktap {
     let num = |k: &str| -> u64 {
         arg(args, k)
@@ -285,6 +286,12 @@ fn run_real(args: &[String], paths: &[String], dmesg: &str, read: impl Fn(&str) 
             lost: num("--lost-overrun") + num("--lost-aux"),
             tb_freq,
             shared: args.iter().any(|a| a == "--shared"),
+            partial_cpus: arg(args, "--partial-cpus").map(|l| {
+                l.split(',')
+                    .filter(|c| !c.is_empty())
+                    .map(|c| c.parse().expect("--partial-cpus"))
+                    .collect()
+            }),
         },
     );
     k

@@ -22,13 +22,18 @@
 //!   the total grew by over the sessions, and equal to it (within the
 //!   bracket the reads allow) on a CPU that lost no entry of an own ring.
 //!
+//! - with `--partial-cpus LIST` (the CPUs whose AUX records perf flagged
+//!   partial or truncated) and an own ring: a CPU lost entries (published
+//!   more than perf decoded) exactly when it is in the list, so no CPU's
+//!   loss is silent, whatever the totals say.
+//!
 //! Prints a line per CPU and a final `published=P captured=C lost=L`.
 
 use crate::clock;
 use crate::dmesg::Session;
 use crate::script::Decoded;
 use crate::Ktap;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What the caller read from the command line.
 pub struct Inputs<'a> {
@@ -48,6 +53,8 @@ pub struct Inputs<'a> {
     pub tb_freq: u64,
     /// `--shared`: the event read within the sessions, not all of them.
     pub shared: bool,
+    /// `--partial-cpus`: the CPUs with an AUX record flagged as a loss.
+    pub partial_cpus: Option<BTreeSet<u32>>,
 }
 
 /// The session of `d`'s CPU whose window holds its timebase.
@@ -288,6 +295,18 @@ pub fn check(k: &mut Ktap, i: &Inputs<'_>) {
             i.captured, i.lost
         ),
     );
+    if let (Some(flagged), false) = (&i.partial_cpus, i.shared) {
+        let lossy: BTreeSet<u32> = per_cpu
+            .iter()
+            .filter(|(_, (p, n))| p > n)
+            .map(|(c, _)| *c)
+            .collect();
+        k.case(
+            &lossy == flagged,
+            &format!("{label}the CPUs that lost entries are the CPUs with AUX records flagged"),
+            &format!("lost entries on {lossy:?}, flagged on {flagged:?}"),
+        );
+    }
     check_stolen(k, i, &per_cpu);
     k.line(&format!(
         "published={published} captured={} lost={}",

@@ -495,3 +495,36 @@ fn hypervisor_stolen_time_against_its_total() {
     );
     assert_eq!(k.failed, 0, "{}", k.out);
 }
+
+#[test]
+fn hypervisor_loss_flagged_on_the_cpu_that_lost() {
+    // cpu 0 published 60 and 50 were decoded: it lost 10; cpu 1 lost none.
+    let run = |flagged: &str| {
+        kvm_check(
+            kvm_script(2, 50, |_| 0),
+            kvm_dmesg(&[60, 50]),
+            100,
+            10,
+            &["--partial-cpus", flagged],
+        )
+    };
+    let k = run("0");
+    assert_eq!(k.failed, 0, "{}", k.out);
+    assert!(
+        k.out
+            .contains("ok 8 the CPUs that lost entries are the CPUs with AUX records flagged"),
+        "{}",
+        k.out
+    );
+    // The loss flagged on the wrong CPU, on both, or on none.
+    for wrong in ["1", "0,1", ""] {
+        let k = run(wrong);
+        assert!(
+            k.out.contains(
+                "not ok 8 the CPUs that lost entries are the CPUs with AUX records flagged"
+            ),
+            "{wrong}: {}",
+            k.out
+        );
+    }
+}
