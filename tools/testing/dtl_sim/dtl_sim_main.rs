@@ -47,7 +47,14 @@
 //! ready_to_enqueue_time`, in timebase ticks, as native accounting adds
 //! it), followed by its clock bracket if it saw a tick:
 //!
-//! `dtl_sim: cpu C session: injected N seq A..B mask M steal S`
+//! `dtl_sim: cpu C session: injected N seq A..B mask M steal S published P
+//! window W1..W2 hv_stolen H1..H2`
+//!
+//! where `P` is what the lppaca's index says was written (by the simulator
+//! or, with `rate=0`, by a real hypervisor), every entry of the session has
+//! a timebase in `W1..=W2`, and the stolen time of those `P` entries, as the
+//! lppaca's running total (`enqueue_dispatch_tb`) counts it, is in
+//! `H1..=H2` (see `Cpu::flush`),
 //!
 //! `dtl_sim: cpu C clock: tb T1..T2 ns N`
 //!
@@ -66,7 +73,11 @@ pub mod gen;
 
 mod producer;
 
-use kernel::{prelude::*, types::Opaque};
+use kernel::{
+    prelude::*,
+    sync::atomic::{Atomic, Relaxed},
+    types::Opaque,
+};
 use producer::{Cpu, Params, Ring};
 use rpmu::bindings as b;
 
@@ -127,6 +138,8 @@ struct State {
     cpus: KVec<Pin<KBox<Cpu>>>,
     /// Each CPU's DTL is written from another CPU.
     remote: bool,
+    /// Boot-time buffers adopted at load.
+    adopted: Atomic<u32>,
 }
 
 // SAFETY: The kprobe is only touched through the kprobe API after
@@ -135,7 +148,8 @@ unsafe impl Send for State {}
 // SAFETY: As above.
 unsafe impl Sync for State {}
 
-/// kprobe pre-handler on `plpar_hcall_norets`.
+/// kprobe pre-handler on `plpar_hcall_norets`: a registration begins a
+/// session (before the hypervisor can write), a deregistration ends it.
 ///
 /// # Safety
 ///
@@ -160,8 +174,13 @@ unsafe extern "C" fn pre_handler(p: *mut b::kprobe, regs: *mut b::pt_regs) -> c_
         // SAFETY: The partition passes the physical address of its buffer,
         // which holds its size.
         let ring = unsafe { Ring::registered(b::rpmu_va(arg(3)).cast()) };
-        let hv = c.stolen_total();
-        c.begin(&mut s, ring, 0, hv);
+        // Before the call: at most the total before the first entry (the
+        // hypervisor writes none before it returns); `Cpu::settle_base`
+        // makes it exact shortly after, on this CPU.
+        c.begin(&mut s, ring, 0, (c.stolen_total(), u64::MAX));
+        if online(c.cpu) {
+            c.arm_base_timer(&mut s);
+        }
     } else if sub == u64::from(b::H_VPA_DEREG_DTL) {
         c.end(&mut s);
     }
@@ -203,35 +222,44 @@ unsafe extern "C" fn start_local(info: *mut c_void) {
     }
 }
 
-/// Starts a session on each enabled boot-time buffer of the kernel
-/// (native cputime accounting) of an online CPU (an offline CPU's buffer is
-/// deregistered) that no registration since load replaced. Returns how
-/// many.
-fn adopt(st: &State) -> u32 {
-    let mut n = 0;
-    for c in st.cpus.iter() {
-        // SAFETY: `cpu` is a possible CPU; its paca lives forever.
-        let log = unsafe { b::rpmu_dispatch_log(c.cpu as c_int) };
-        if log.is_null() || c.enable_mask() == 0 || !online(c.cpu) {
-            continue;
-        }
-        let mut s = c.s.lock();
-        if !s.registered() {
-            let hv = c.stolen_total();
-            let idx = c.published_index();
-            // The kernel's buffers are `DISPATCH_LOG_BYTES` (85 entries);
-            // their size word, read at registration, has long been
-            // overwritten by entries.
-            c.begin(
-                &mut s,
-                Ring(log.cast(), u64::from(b::DISPATCH_LOG_BYTES) / 48),
-                idx,
-                hv,
-            );
-            n += 1;
-        }
+/// Starts a session on this CPU's enabled boot-time buffer of the kernel
+/// (native cputime accounting) if it has one and no registration since
+/// load replaced it. Runs on the CPU itself (through `on_each_cpu`), where
+/// the lppaca's index and stolen-time total are read as one snapshot.
+///
+/// # Safety
+///
+/// `info` must point at the live `State`; called through `on_each_cpu`.
+unsafe extern "C" fn adopt_local(info: *mut c_void) {
+    // SAFETY: Guaranteed by the caller.
+    let st = unsafe { &*info.cast::<State>() };
+    // SAFETY: Runs on each CPU via on_each_cpu.
+    let this = unsafe { b::rpmu_smp_processor_id() } as u32;
+    let Some(c) = st.cpus.iter().find(|c| c.cpu == this) else {
+        return;
+    };
+    // SAFETY: `cpu` is a possible CPU; its paca lives forever.
+    let log = unsafe { b::rpmu_dispatch_log(c.cpu as c_int) };
+    if log.is_null() || c.enable_mask() == 0 {
+        return;
     }
-    n
+    let mut s = c.s.lock();
+    if s.registered() {
+        return;
+    }
+    let Some((idx, total)) = c.snapshot() else {
+        return;
+    };
+    // The kernel's buffers are `DISPATCH_LOG_BYTES` (85 entries); their
+    // size word, read at registration, has long been overwritten by
+    // entries.
+    c.begin(
+        &mut s,
+        Ring(log.cast(), u64::from(b::DISPATCH_LOG_BYTES) / 48),
+        idx,
+        (total, total),
+    );
+    st.adopted.fetch_add(1, Relaxed);
 }
 
 struct DtlSim {
@@ -262,6 +290,7 @@ impl kernel::Module for DtlSim {
                 kp: Opaque::zeroed(),
                 cpus,
                 remote: params.remote,
+                adopted: Atomic::new(0),
             }),
             GFP_KERNEL,
         )?;
@@ -277,10 +306,14 @@ impl kernel::Module for DtlSim {
             pr_err!("register_kprobe(plpar_hcall_norets) failed: {}\n", rc);
             return Err(Error::from_errno(rc));
         }
+        let info = core::ptr::from_ref::<State>(&state).cast_mut().cast();
         // After the kprobe: a registration from now on replaces an adopted
         // buffer, and one already seen is not adopted over.
-        let adopted = if params.adopt { adopt(&state) } else { 0 };
-        let info = core::ptr::from_ref::<State>(&state).cast_mut().cast();
+        if params.adopt {
+            // SAFETY: `info` is the pinned state, alive during the call.
+            unsafe { b::rpmu_on_each_cpu(Some(adopt_local), info) };
+        }
+        let adopted = state.adopted.load(Relaxed);
         // SAFETY: `info` is the pinned state, alive until `Drop`, which
         // cancels the timers started here.
         unsafe { b::rpmu_on_each_cpu(Some(start_local), info) };

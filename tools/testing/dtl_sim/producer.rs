@@ -6,7 +6,12 @@
 use crate::gen;
 use crate::rpmu::{bindings as b, pseries, sync::RawSpinLockIrq};
 use core::ptr::addr_of_mut;
-use kernel::{prelude::*, time::Delta, types::Opaque};
+use kernel::{
+    prelude::*,
+    sync::barrier::{smp_mb, Read},
+    time::Delta,
+    types::Opaque,
+};
 
 /// The module parameters, copied into each CPU's producer.
 #[derive(Clone, Copy)]
@@ -56,6 +61,41 @@ impl Ring {
     }
 }
 
+impl Ring {
+    /// The stolen time of the entry in slot `i` (below the slot count):
+    /// `enqueue_to_dispatch_time + ready_to_enqueue_time`, timebase ticks.
+    ///
+    /// # Safety
+    ///
+    /// The buffer must still be the partition's (registered, or being
+    /// deregistered by the call in progress).
+    unsafe fn stolen(&self, i: u64) -> u64 {
+        // SAFETY: Slot `i` lies in the buffer (caller); both fields are
+        // big-endian 32-bit words at bytes 4 and 8 of a 48-byte entry.
+        let (e, r) = unsafe {
+            let slot = self.0.add((i * 48) as usize);
+            (
+                core::ptr::read_volatile(slot.add(4).cast::<u32>()),
+                core::ptr::read_volatile(slot.add(8).cast::<u32>()),
+            )
+        };
+        u64::from(u32::from_be(e)) + u64::from(u32::from_be(r))
+    }
+
+    /// The timebase of the entry in slot `i` (below the slot count).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Self::stolen`].
+    unsafe fn timebase(&self, i: u64) -> u64 {
+        // SAFETY: Slot `i` lies in the buffer (caller); the timebase is a
+        // big-endian 64-bit word at byte 16 of a 48-byte entry (8-aligned).
+        u64::from_be(unsafe {
+            core::ptr::read_volatile(self.0.add((i * 48) as usize + 16).cast::<u64>())
+        })
+    }
+}
+
 // SAFETY: The pointer is a kernel address of the partition's buffer, valid
 // on any CPU; it is only dereferenced under the owning `Cpu`'s lock.
 unsafe impl Send for Ring {}
@@ -98,11 +138,14 @@ pub(crate) struct Session {
     steal_total: u64,
     /// This session's tightest clock bracket.
     clock: Option<Bracket>,
-    /// The lppaca's stolen-time total read just before and just after the
-    /// session's first index (see [`Cpu::stolen_total`]).
-    hv_begin: (u64, u64),
-    /// The same total when the session ended.
+    /// Bounds on the lppaca's stolen-time total just before the session's
+    /// first entry (see [`Cpu::stolen_total`]): at most, at least.
+    hv_base: (u64, u64),
+    /// The same total when the session ended: at most what it was at the
+    /// session's last entry.
     hv_end: u64,
+    /// `hv_base` waits for [`Cpu::settle_base`].
+    base_pending: bool,
 }
 
 impl Session {
@@ -118,6 +161,8 @@ impl Session {
 #[pin_data]
 pub(crate) struct Cpu {
     timer: Opaque<b::hrtimer>,
+    /// One-shot, shortly after a registration: see [`Cpu::settle_base`].
+    base_timer: Opaque<b::hrtimer>,
     pub(crate) cpu: u32,
     pub(crate) hwcpu: u16,
     params: Params,
@@ -139,6 +184,7 @@ impl Cpu {
         let c = KBox::pin_init(
             pin_init!(Cpu {
                 timer: Opaque::zeroed(),
+                base_timer: Opaque::zeroed(),
                 cpu,
                 hwcpu,
                 params,
@@ -158,8 +204,9 @@ impl Cpu {
                         steal: 0,
                         steal_total: 0,
                         clock: None,
-                        hv_begin: (0, 0),
+                        hv_base: (0, u64::MAX),
                         hv_end: 0,
+                        base_pending: false,
                     },
                     "dtl_sim_cpu"
                 ),
@@ -168,6 +215,8 @@ impl Cpu {
         )?;
         // SAFETY: The timer is pinned in the box and not started yet.
         unsafe { b::rpmu_hrtimer_setup(c.timer.get(), Some(tick)) };
+        // SAFETY: As above.
+        unsafe { b::rpmu_hrtimer_setup(c.base_timer.get(), Some(base_tick)) };
         Ok(c)
     }
 
@@ -181,6 +230,8 @@ impl Cpu {
     pub(crate) fn cancel_timer(&self) {
         // SAFETY: Set up in `new`; cancel waits for a running callback.
         unsafe { b::hrtimer_cancel(self.timer.get()) };
+        // SAFETY: As above.
+        unsafe { b::hrtimer_cancel(self.base_timer.get()) };
     }
 
     fn lppaca(&self) -> *mut b::lppaca {
@@ -211,13 +262,33 @@ impl Cpu {
         })
     }
 
-    /// Starts a session on `ring`, first writing at index `idx`, which was
-    /// read after [`Self::stolen_total`] returned `hv_before`; ends the
-    /// current one.
-    pub(crate) fn begin(&self, s: &mut Session, ring: Ring, idx: u64, hv_before: u64) {
+    /// The lppaca's published index and stolen-time total as one
+    /// snapshot: the total read twice around the index, equal both times
+    /// (it only grows). Consistent only on this CPU itself, whose vCPU the
+    /// hypervisor does not update while it runs: from another CPU, the
+    /// total can already count an entry the index does not publish yet.
+    /// `None` if the total kept moving.
+    pub(crate) fn snapshot(&self) -> Option<(u64, u64)> {
+        for _ in 0..100 {
+            let t0 = self.stolen_total();
+            smp_mb(Read);
+            let idx = self.published_index();
+            smp_mb(Read);
+            if self.stolen_total() == t0 {
+                return Some((idx, t0));
+            }
+        }
+        None
+    }
+
+    /// Starts a session on `ring`, first writing at index `idx`, with
+    /// `hv_base` bounding the stolen-time total just before its first entry
+    /// (at most, at least); ends the current one.
+    pub(crate) fn begin(&self, s: &mut Session, ring: Ring, idx: u64, hv_base: (u64, u64)) {
         self.end(s);
         self.flush(s);
-        s.hv_begin = (hv_before, self.stolen_total());
+        s.hv_base = hv_base;
+        s.base_pending = false;
         s.registered = true;
         s.session_ticks = 0;
         s.ring = ring;
@@ -230,6 +301,50 @@ impl Cpu {
         s.clock = None;
     }
 
+    /// After a registration made on this CPU (online), for this CPU: arms
+    /// the one-shot timer that runs [`Self::settle_base`] on it shortly
+    /// after the call returns.
+    pub(crate) fn arm_base_timer(&self, s: &mut Session) {
+        // SAFETY: No preconditions; reads this CPU's id.
+        if unsafe { b::rpmu_smp_processor_id() } as u32 != self.cpu {
+            return;
+        }
+        s.base_pending = true;
+        // SAFETY: Set up in `new`; cancelled before the `Cpu` is dropped.
+        // Pinned to this CPU, the session's.
+        unsafe { b::rpmu_hrtimer_start(self.base_timer.get(), 200_000, true) };
+    }
+
+    /// Shortly after a registration, on the session's own CPU: the total
+    /// before the first entry, exactly. A snapshot's total less the stolen
+    /// time of the entries it publishes (while the buffer is registered,
+    /// the total grows only as entries are written), if every one of them
+    /// is still in the ring and newer than the session (the partition
+    /// resets a stale index only after the call). Otherwise the total now
+    /// is at least that.
+    fn settle_base(&self, s: &mut Session) {
+        if !s.base_pending || !s.registered {
+            return;
+        }
+        s.base_pending = false;
+        let exact = self
+            .snapshot()
+            .filter(|&(idx, _)| {
+                // SAFETY: The buffer is registered (the session is open),
+                // and slots `0..idx` lie in it.
+                idx <= s.ring.1 && (0..idx).all(|i| unsafe { s.ring.timebase(i) } >= s.tb_begin)
+            })
+            .and_then(|(idx, total)| {
+                // SAFETY: As above.
+                let written: u64 = (0..idx).map(|i| unsafe { s.ring.stolen(i) }).sum();
+                total.checked_sub(written)
+            });
+        s.hv_base = match exact {
+            Some(base) => (base, base),
+            None => (s.hv_base.0, self.stolen_total()),
+        };
+    }
+
     /// Ends the current session, if any: nothing more is written. It is
     /// logged by [`Self::flush`].
     pub(crate) fn end(&self, s: &mut Session) {
@@ -237,6 +352,7 @@ impl Cpu {
             s.registered = false;
             s.closing = true;
             s.hv_end = self.stolen_total();
+            s.base_pending = false;
         }
     }
 
@@ -254,12 +370,16 @@ impl Cpu {
         // simulator or by a real hypervisor (with `rate=0`); and the
         // timebase window every entry of the session lies in.
         let published = self.published_index().wrapping_sub(s.first_idx);
-        // The stolen time of the session's entries, as the hypervisor
-        // accounted it (see `stolen_total`), is bracketed by the totals
-        // read around its first index, at its end, and after the index
-        // above (the hypervisor may log one more entry after the end).
-        let stolen_lo = s.hv_end.saturating_sub(s.hv_begin.1);
-        let stolen_hi = self.stolen_total().saturating_sub(s.hv_begin.0);
+        // The stolen time of the published entries, as the hypervisor's
+        // total (see `stolen_total`) counts it, is at least its growth from
+        // the base's upper bound to the end of the session, and at most its
+        // growth from the base's lower bound to now: read after the index,
+        // the total counts every entry it publishes (the hypervisor adds to
+        // the total before it publishes the entry). An unknown base gives
+        // a lower bound of 0.
+        smp_mb(Read);
+        let stolen_lo = s.hv_end.saturating_sub(s.hv_base.1);
+        let stolen_hi = self.stolen_total().saturating_sub(s.hv_base.0);
         pr_info!(
             "cpu {} session: injected {} seq {}..{} mask {} steal {} published {} window {}..{} hv_stolen {}..{}\n",
             self.cpu,
@@ -350,6 +470,20 @@ impl Cpu {
             unsafe { core::ptr::write_volatile(addr_of_mut!((*lp).dtl_idx), s.idx.to_be()) };
         }
     }
+}
+
+/// The one-shot timer after a registration.
+///
+/// # Safety
+///
+/// Called by the hrtimer core for the `base_timer` of a live `Cpu` (timers
+/// are cancelled before the CPUs are freed).
+unsafe extern "C" fn base_tick(t: *mut b::hrtimer) -> b::hrtimer_restart {
+    // SAFETY: `t` is the `base_timer` of a live `Cpu` (caller).
+    let c = unsafe { &*kernel::container_of!(t.cast::<Opaque<b::hrtimer>>(), Cpu, base_timer) };
+    let mut s = c.s.lock();
+    c.settle_base(&mut s);
+    b::hrtimer_restart_HRTIMER_NORESTART
 }
 
 /// Producer tick.
