@@ -43,15 +43,17 @@ RPMU_CI_SIZES="FUZZ_OPS=100000 FUZZ_SEED=1 SOAK_LOADS=20 SOAK_HOTPLUG=10 SOAK_TO
 # The guest boots, one a line, in the order each chain runs them:
 #   chain|log name|guest|plans|environment|kernel arguments|what it runs
 # The environment is VAR=value words for run-guest.sh (RPMU_C_REFERENCE=1
-# makes a boot of the upstream C driver, reported as the reference).
+# makes a boot of the upstream C driver, reported as the reference;
+# RPMU_STOCK_PERF=1 gives the guest perf without patches/perf, so that the
+# stock tool stays covered).
 v1=$RPMU_TOP/tools/testing/xgene/xgene-v1.dtsi
 v2=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi
 boots=(
 	"ppc|ppc64le-vpa_dtl|ppc64le|vpa_dtl_basic,vpa_dtl_capture,vpa_dtl_foreign|RPMU_GUEST_TIMEOUT=1200||vpa_dtl (KUnit, validation, lifetime, capture scenarios, other DTL users)"
-	"ppc|ppc64le-acct|ppc64le-acct|vpa_dtl_fuzz,vpa_dtl_shared|RPMU_GUEST_TIMEOUT=1200|FUZZ_OPS=30000 FUZZ_SEED=2|vpa_dtl next to the kernel's steal-time accounting (native cputime accounting kernel)"
+	"ppc|ppc64le-acct|ppc64le-acct|vpa_dtl_fuzz,vpa_dtl_shared|RPMU_GUEST_TIMEOUT=1200 RPMU_STOCK_PERF=1|FUZZ_OPS=30000 FUZZ_SEED=2|vpa_dtl next to the kernel's steal-time accounting (native cputime accounting kernel)"
 	"ppc|ppc64le-reliability|ppc64le|vpa_dtl_fuzz,vpa_dtl_soak|RPMU_GUEST_TIMEOUT=1800|$RPMU_CI_SIZES|vpa_dtl under the fuzzer, soak cases at CI size"
 	"ppc|ppc64le-cref|ppc64le|vpa_dtl_cref|RPMU_C_REFERENCE=1||the upstream C vpa-dtl on the same simulator (differential)"
-	"ppc|ppc64le-acct-kvm|ppc64le-acct|vpa_dtl_kvm_shared|RPMU_NESTED=1 RPMU_GUEST_TIMEOUT=900||vpa_dtl in a KVM guest beside the kernel's steal-time accounting (the shared ring)"
+	"ppc|ppc64le-acct-kvm|ppc64le-acct|vpa_dtl_kvm_shared|RPMU_NESTED=1 RPMU_GUEST_TIMEOUT=900 RPMU_STOCK_PERF=1||vpa_dtl in a KVM guest beside the kernel's steal-time accounting (the shared ring)"
 	"ppc|ppc64le-kvm|ppc64le|vpa_dtl_kvm|RPMU_NESTED=1 RPMU_GUEST_TIMEOUT=1200|FUZZ_OPS=20000 FUZZ_SEED=3|vpa_dtl in a KVM guest: Linux KVM-HV writes the DTL (nested)"
 	"ppc|ppc64le-kvm-steal|ppc64le|vpa_dtl_kvm_steal|RPMU_NESTED=1 RPMU_L1_HOG=0,1 RPMU_GUEST_TIMEOUT=900||vpa_dtl in a KVM guest whose host is busy: the stolen time captured against KVM's own total"
 	"arm|arm64-xgene-rust|arm64|xgene_sysfs,xgene_rust,xgene_stat,xgene_irq,xgene_perf|RPMU_DTSI=$v2||our xgene_pmu on simulated X-Gene 2 silicon (KUnit, probe, sysfs, the perf_event_open contract, lifetime, perf stat)"
@@ -61,7 +63,7 @@ boots=(
 	"arm|arm64-xgene-v3|arm64|xgene_stat,xgene_irq,xgene_perf|RPMU_ACPI=3||our xgene_pmu on simulated X-Gene 3 silicon (ACPI)"
 	"arm|arm64-xgene-v3-cref|arm64|xgene_stat|RPMU_C_REFERENCE=1 RPMU_ACPI=3||the upstream C xgene_pmu on X-Gene 3 silicon (ACPI, differential)"
 	"arm|arm64-xgene-acpi1|arm64|xgene_stat|RPMU_ACPI=1||our xgene_pmu on simulated X-Gene 1 silicon (ACPI: discovery must not read MCB B)"
-	"arm|arm64-xgene-acpi2|arm64|perf_shell,xgene_demo|RPMU_ACPI=2||our xgene_pmu on simulated X-Gene 2 silicon (ACPI), with perf's own shell tests"
+	"arm|arm64-xgene-acpi2|arm64|perf_shell,xgene_demo|RPMU_ACPI=2 RPMU_STOCK_PERF=1||our xgene_pmu on simulated X-Gene 2 silicon (ACPI), with perf's own shell tests"
 )
 
 # Runs a chain's boots one after the other, each reported as it ends.

@@ -24,14 +24,20 @@ guest_arch "$guest"
 mkdir -p "$RPMU_CACHE/perf"
 exec 9>"$RPMU_CACHE/perf/.lock-$guest"
 flock 9
-fixes=("$RPMU_TOP"/patches/perf/*.patch)
-inputs=("${fixes[@]}")
+# RPMU_STOCK_PERF=1: perf as 7.3.4 ships it, without patches/perf (boots
+# that keep the stock tool covered).
+fixes=()
+[ "${RPMU_STOCK_PERF:-0}" = 1 ] || fixes=("$RPMU_TOP"/patches/perf/*.patch)
+inputs=("${fixes[@]}") tag=$guest
 if [ "$guest" = arm64 ]; then
 	json=("$RPMU_TOP"/drivers/perf/xgene/events/*.json)
 	inputs+=("$RPMU_TOP/scripts/xgene_events.py" "${json[@]}")
+	[ ${#fixes[@]} -gt 0 ] || tag=xgene
 fi
-overlay=$RPMU_CACHE/perf/src-$(basename "$src")-$guest-$(content_hash "${inputs[@]}")
-if [ ! -f "$overlay/.rpmu-ready" ]; then
+overlay=$RPMU_CACHE/perf/src-$(basename "$src")-$tag-$(content_hash "${inputs[@]}")
+if [ ${#inputs[@]} = 0 ]; then
+	overlay=$src
+elif [ ! -f "$overlay/.rpmu-ready" ]; then
 	rm -rf "$overlay"
 	mkdir -p "$overlay"
 	cp -as "$src/." "$overlay/"
