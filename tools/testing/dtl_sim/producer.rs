@@ -327,8 +327,11 @@ impl Cpu {
             return;
         }
         s.base_pending = false;
-        let exact = self
-            .snapshot()
+        // A CPU going offline hands its timers to another CPU.
+        // SAFETY: No preconditions; reads this CPU's id.
+        let here = unsafe { b::rpmu_smp_processor_id() } as u32 == self.cpu;
+        let snapshot = if here { self.snapshot() } else { None };
+        let exact = snapshot
             .filter(|&(idx, _)| {
                 // SAFETY: The buffer is registered (the session is open),
                 // and slots `0..idx` lie in it.
