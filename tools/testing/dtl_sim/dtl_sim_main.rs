@@ -179,7 +179,7 @@ unsafe extern "C" fn pre_handler(p: *mut b::kprobe, regs: *mut b::pt_regs) -> c_
         // makes it exact shortly after, on this CPU.
         c.begin(&mut s, ring, 0, (c.stolen_total(), u64::MAX));
         if online(c.cpu) {
-            c.arm_base_timer(&mut s);
+            c.arm_base_timer();
         }
     } else if sub == u64::from(b::H_VPA_DEREG_DTL) {
         c.end(&mut s);

@@ -139,13 +139,12 @@ pub(crate) struct Session {
     /// This session's tightest clock bracket.
     clock: Option<Bracket>,
     /// Bounds on the lppaca's stolen-time total just before the session's
-    /// first entry (see [`Cpu::stolen_total`]): at most, at least.
+    /// first entry (see [`Cpu::stolen_total`]): at most, at least (`u64::MAX`
+    /// until [`Cpu::settle_base`] runs after a registration).
     hv_base: (u64, u64),
     /// The same total when the session ended: at most what it was at the
     /// session's last entry.
     hv_end: u64,
-    /// `hv_base` waits for [`Cpu::settle_base`].
-    base_pending: bool,
 }
 
 impl Session {
@@ -206,7 +205,6 @@ impl Cpu {
                         clock: None,
                         hv_base: (0, u64::MAX),
                         hv_end: 0,
-                        base_pending: false,
                     },
                     "dtl_sim_cpu"
                 ),
@@ -288,7 +286,6 @@ impl Cpu {
         self.end(s);
         self.flush(s);
         s.hv_base = hv_base;
-        s.base_pending = false;
         s.registered = true;
         s.session_ticks = 0;
         s.ring = ring;
@@ -304,44 +301,54 @@ impl Cpu {
     /// After a registration made on this CPU (online), for this CPU: arms
     /// the one-shot timer that runs [`Self::settle_base`] on it shortly
     /// after the call returns.
-    pub(crate) fn arm_base_timer(&self, s: &mut Session) {
+    pub(crate) fn arm_base_timer(&self) {
         // SAFETY: No preconditions; reads this CPU's id.
         if unsafe { b::rpmu_smp_processor_id() } as u32 != self.cpu {
             return;
         }
-        s.base_pending = true;
         // SAFETY: Set up in `new`; cancelled before the `Cpu` is dropped.
         // Pinned to this CPU, the session's.
         unsafe { b::rpmu_hrtimer_start(self.base_timer.get(), 200_000, true) };
     }
 
     /// Shortly after a registration, on the session's own CPU: the total
-    /// before the first entry, exactly. A snapshot's total less the stolen
-    /// time of the entries it publishes (while the buffer is registered,
-    /// the total grows only as entries are written), if every one of them
-    /// is still in the ring and newer than the session (the partition
-    /// resets a stale index only after the call). Otherwise the total now
-    /// is at least that.
+    /// before the first entry, exactly. The total read twice, unchanged,
+    /// around a count of the session's entries in the ring, less their
+    /// stolen time (while the buffer is registered, the total grows only as
+    /// entries are written). The entries are counted by timebase, from slot
+    /// 0, newer than the session and rising: the published index cannot
+    /// be used, as the partition resets it to 0 after the call, over the
+    /// hypervisor's first entry. If the ring is full or the total kept
+    /// moving, the total now is at least that.
     fn settle_base(&self, s: &mut Session) {
-        if !s.base_pending || !s.registered {
+        // Settled already, or not a registration's session (an adopted
+        // ring's base is exact from the start).
+        if !s.registered || s.hv_base.1 != u64::MAX {
             return;
         }
-        s.base_pending = false;
         // A CPU going offline hands its timers to another CPU.
         // SAFETY: No preconditions; reads this CPU's id.
         let here = unsafe { b::rpmu_smp_processor_id() } as u32 == self.cpu;
-        let snapshot = if here { self.snapshot() } else { None };
-        let exact = snapshot
-            .filter(|&(idx, _)| {
-                // SAFETY: The buffer is registered (the session is open),
-                // and slots `0..idx` lie in it.
-                idx <= s.ring.1 && (0..idx).all(|i| unsafe { s.ring.timebase(i) } >= s.tb_begin)
-            })
-            .and_then(|(idx, total)| {
+        let mut exact = None;
+        for _ in 0..if here { 100 } else { 0 } {
+            let t0 = self.stolen_total();
+            smp_mb(Read);
+            let (mut n, mut stolen, mut last) = (0, 0, s.tb_begin);
+            // SAFETY: The buffer is registered (the session is open), and
+            // slots below `s.ring.1` lie in it.
+            while n < s.ring.1 && unsafe { s.ring.timebase(n) } >= last {
                 // SAFETY: As above.
-                let written: u64 = (0..idx).map(|i| unsafe { s.ring.stolen(i) }).sum();
-                total.checked_sub(written)
-            });
+                last = unsafe { s.ring.timebase(n) };
+                // SAFETY: As above.
+                stolen += unsafe { s.ring.stolen(n) };
+                n += 1;
+            }
+            smp_mb(Read);
+            if self.stolen_total() == t0 {
+                exact = (n < s.ring.1).then(|| t0.checked_sub(stolen)).flatten();
+                break;
+            }
+        }
         s.hv_base = match exact {
             Some(base) => (base, base),
             None => (s.hv_base.0, self.stolen_total()),
@@ -355,7 +362,6 @@ impl Cpu {
             s.registered = false;
             s.closing = true;
             s.hv_end = self.stolen_total();
-            s.base_pending = false;
         }
     }
 

@@ -21,12 +21,13 @@ for kind in idle sleepy; do
 	fi
 	kvm_capture steal_$kind -- sleep 2
 	wait
-	# KVM stole time on each CPU (its total grew), so that the cases above
-	# compared something; the exact comparison needs a CPU that lost no
-	# entry, the bound holds either way.
+	# KVM stole time (its total grew on a CPU), so that the cases above
+	# compared something (how much each vCPU loses to the L1 hog varies:
+	# one lost none in 2 s once); the exact comparison needs a CPU that
+	# lost no entry, the bound holds either way.
 	n=$(grep -c 'is the hypervisor.s total (no entry lost)' /tmp/steal_$kind.check)
-	ok "steal_$kind: KVM accounted stolen time on both CPUs ($n compared exactly, $((2 - n)) bounded)" \
-		sh -c "test \$(grep -c '^cpu [0-9]*: stolen time .* total grew [0-9]*[.][.][1-9]' /tmp/steal_$kind.check) = 2"
+	ok "steal_$kind: KVM accounted stolen time ($n CPUs compared exactly, $((2 - n)) bounded)" \
+		sh -c "grep -q '^cpu [0-9]*: stolen time .* total grew [0-9]*[.][.][1-9]' /tmp/steal_$kind.check"
 done
 s1="$(steal_of 0) $(steal_of 1)"
 # The test kernel's own steal time: it has neither VIRT_CPU_ACCOUNTING_GEN
