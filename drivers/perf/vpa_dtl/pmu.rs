@@ -299,11 +299,17 @@ impl PmuDriver for VpaDtl {
     }
 
     fn read(&self, ev: &Event<Self, Reading>) {
-        // The event's value is the number of entries lost so far.
+        // The event's value is the number of entries lost so far, and so
+        // are its lost samples (`PERF_FORMAT_LOST`): `perf record` writes
+        // them into `perf.data` per CPU when it ends.
         let d = ev.data();
         let lost = d.stats.lost();
         let before = d.lost_reported.xchg(lost, Relaxed);
-        ev.count_add(lost.saturating_sub(before));
+        let delta = lost.saturating_sub(before);
+        if delta > 0 {
+            ev.count_add(delta);
+            ev.lost_samples_add(delta);
+        }
     }
 
     fn check_period(&self, _ev: &Event<Self, Process>, _period: u64) -> Result {

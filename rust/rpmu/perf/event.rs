@@ -228,6 +228,20 @@ impl<T: PmuDriver, C: OnEventCpu> Event<T, C> {
         unsafe { bindings::rpmu_local64_add(&raw mut (*self.raw()).count, delta) }
     }
 
+    /// Adds `n` to the event's lost samples (`event->lost_samples`), which
+    /// `read(2)` returns with `PERF_FORMAT_LOST` and which `perf record`
+    /// reads when it ends and writes into `perf.data` as a
+    /// `PERF_RECORD_LOST_SAMPLES` of the event (so of its CPU). Perf core
+    /// adds to it when its ring buffer has no room for a record; an AUX
+    /// PMU adds the samples its hardware or firmware lost.
+    pub fn lost_samples_add(&self, n: u64) {
+        // SAFETY: The event is valid; `lost_samples` is an `atomic64_t`,
+        // whose `counter` perf core accesses with atomic operations only
+        // (`atomic64_inc`, `atomic64_read`).
+        let lost = unsafe { Atomic::<i64>::from_ptr(&raw mut (*self.raw()).lost_samples.counter) };
+        lost.add(i64::try_from(n).unwrap_or(i64::MAX), Relaxed);
+    }
+
     /// The event's count.
     pub fn count(&self) -> u64 {
         // SAFETY: As for `count_add`.

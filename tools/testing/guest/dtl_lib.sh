@@ -103,7 +103,7 @@ kvm_capture() {
 	# The CPUs with an AUX record flagged partial or truncated (a loss).
 	pcpus=$(awk '/flags: .*[PT]/ { print $1 }' /tmp/$name.aux | sort -un | tr '\n' ',')
 	timeout 60 /t/dtl_check --label "$name: " --hypervisor $shared --script /tmp/$name.script \
-		--dmesg /tmp/$name.dmesg --dispatch-reason time_slice --partial-cpus "${pcpus%,}" \
+		--dmesg /tmp/$name.dmesg --dispatch-reason time_slice --partial-cpus "${pcpus%,}" --perf-data /tmp/$name.data \
 		--captured "$captured" --lost-overrun "$overrun" --lost-aux "$aux" >/tmp/$name.check
 	ktap_cases </tmp/$name.check
 	# No silent loss: a capture that lost entries has AUX records flagged

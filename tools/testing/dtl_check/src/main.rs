@@ -44,6 +44,7 @@
 mod check;
 mod clock;
 mod dmesg;
+mod perf_data;
 mod real;
 mod script;
 
@@ -248,8 +249,9 @@ fn run(args: &[String], read: impl Fn(&str) -> String) -> Ktap {
 }
 
 /// `--hypervisor` (see `real.rs`): `--captured`, `--lost-overrun` and
-/// `--lost-aux` as in the simulator's mode, `--dispatch-reason` and
-/// `--partial-cpus` (comma-separated, possibly empty) optional.
+/// `--lost-aux` as in the simulator's mode, `--dispatch-reason`,
+/// `--partial-cpus` (comma-separated, possibly empty) and `--perf-data FILE`
+/// (the capture's `perf.data`, for the lost samples per CPU) optional.
 fn run_real(args: &[String], paths: &[String], dmesg: &str, read: impl Fn(&str) -> String) -> Ktap {
     let num = |k: &str| -> u64 {
         arg(args, k)
@@ -274,6 +276,19 @@ fn run_real(args: &[String], paths: &[String], dmesg: &str, read: impl Fn(&str) 
             }
         }
     }
+    let lost_per_cpu = match arg(args, "--perf-data").map(|p| {
+        std::fs::read(&p)
+            .map_err(|e| e.to_string())
+            .and_then(|f| perf_data::lost_per_cpu(&f))
+            .map_err(|e| format!("{p}: {e}"))
+    }) {
+        Some(Err(e)) => {
+            k.case(false, &format!("{label}perf.data parses"), &e);
+            return k;
+        }
+        Some(Ok(m)) => Some(m),
+        None => None,
+    };
     let sessions = dmesg::parse_sessions(dmesg);
     real::check(
         &mut k,
@@ -292,6 +307,7 @@ fn run_real(args: &[String], paths: &[String], dmesg: &str, read: impl Fn(&str) 
                     .map(|c| c.parse().expect("--partial-cpus"))
                     .collect()
             }),
+            lost_per_cpu,
         },
     );
     k

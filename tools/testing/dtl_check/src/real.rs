@@ -22,6 +22,11 @@
 //!   the total grew by over the sessions, and equal to it (within the
 //!   bracket the reads allow) on a CPU that lost no entry of an own ring.
 //!
+//! - with `--perf-data FILE`: the lost samples `perf record` wrote into
+//!   the file (`PERF_RECORD_LOST_SAMPLES`, per event, so per CPU) add up to
+//!   the driver's reported losses, and per CPU published = decoded + lost,
+//!   exactly (with `--shared`, at most);
+//!
 //! - with `--partial-cpus LIST` (the CPUs whose AUX records perf flagged
 //!   partial or truncated) and an own ring: a CPU lost entries (published
 //!   more than perf decoded) exactly when it is in the list, so no CPU's
@@ -55,6 +60,9 @@ pub struct Inputs<'a> {
     pub shared: bool,
     /// `--partial-cpus`: the CPUs with an AUX record flagged as a loss.
     pub partial_cpus: Option<BTreeSet<u32>>,
+    /// `--perf-data`: the lost samples `perf record` wrote, per CPU (-1:
+    /// an event whose CPU the file does not give).
+    pub lost_per_cpu: Option<BTreeMap<i64, u64>>,
 }
 
 /// The session of `d`'s CPU whose window holds its timebase.
@@ -194,6 +202,50 @@ fn check_stolen(k: &mut Ktap, i: &Inputs<'_>, per_cpu: &BTreeMap<u32, (u64, u64)
     }
 }
 
+/// The per-CPU identity, from the lost samples `perf record` wrote: on each
+/// CPU, published = decoded + lost (at most, with `--shared`), and the
+/// lost samples add up to the driver's reported losses.
+fn check_lost_per_cpu(
+    k: &mut Ktap,
+    i: &Inputs<'_>,
+    per_cpu: &BTreeMap<u32, (u64, u64)>,
+    lost: &BTreeMap<i64, u64>,
+) {
+    let label = i.label;
+    let total: u64 = lost.values().sum();
+    k.case(
+        total == i.lost,
+        &format!("{label}the lost samples perf recorded are the driver's reported losses"),
+        &format!("perf.data {total} ({lost:?}), driver {}", i.lost),
+    );
+    let mut bad = Vec::new();
+    for (cpu, (p, n)) in per_cpu {
+        let l = lost.get(&i64::from(*cpu)).copied().unwrap_or(0);
+        k.line(&format!(
+            "cpu {cpu}: published {p} = decoded {n} + lost {l}?"
+        ));
+        let ok = if i.shared { n + l <= *p } else { n + l == *p };
+        if !ok {
+            bad.push(format!("cpu {cpu}: published {p}, decoded {n}, lost {l}"));
+        }
+    }
+    let elsewhere: Vec<_> = lost
+        .keys()
+        .filter(|c| u32::try_from(**c).map_or(true, |c| !per_cpu.contains_key(&c)))
+        .collect();
+    if !elsewhere.is_empty() {
+        bad.push(format!(
+            "lost samples on CPUs without a session: {elsewhere:?}"
+        ));
+    }
+    let rel = if i.shared { ">=" } else { "=" };
+    k.case(
+        bad.is_empty(),
+        &format!("{label}per CPU, published {rel} decoded + lost samples in perf.data"),
+        &bad.join("; "),
+    );
+}
+
 /// All the checks.
 pub fn check(k: &mut Ktap, i: &Inputs<'_>) {
     let label = i.label;
@@ -306,6 +358,9 @@ pub fn check(k: &mut Ktap, i: &Inputs<'_>) {
             &format!("{label}the CPUs that lost entries are the CPUs with AUX records flagged"),
             &format!("lost entries on {lossy:?}, flagged on {flagged:?}"),
         );
+    }
+    if let Some(lost) = &i.lost_per_cpu {
+        check_lost_per_cpu(k, i, &per_cpu, lost);
     }
     check_stolen(k, i, &per_cpu);
     k.line(&format!(

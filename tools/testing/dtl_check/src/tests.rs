@@ -499,3 +499,102 @@ fn hypervisor_loss_flagged_on_the_cpu_that_lost() {
         );
     }
 }
+
+/// A `perf.data` file: the header, then `records` as its data section.
+fn perf_data(records: &[Vec<u8>]) -> Vec<u8> {
+    let data: Vec<u8> = records.concat();
+    let mut f = b"PERFILE2".to_vec();
+    // size, attr_size, attrs, data (at 104), event_types, then features.
+    for v in [104u64, 0, 0, 0, 104, data.len() as u64, 0, 0] {
+        f.extend(v.to_le_bytes());
+    }
+    f.resize(104, 0);
+    f.extend(data);
+    f
+}
+
+/// A record: type, misc, then `body` (u64 words) and `extra` bytes.
+fn record(kind: u32, misc: u16, body: &[u64], extra: &[u8]) -> Vec<u8> {
+    let size = 8 + 8 * body.len() + extra.len();
+    let mut r = kind.to_le_bytes().to_vec();
+    r.extend(misc.to_le_bytes());
+    r.extend((size as u16).to_le_bytes());
+    for w in body {
+        r.extend(w.to_le_bytes());
+    }
+    r.extend(extra);
+    r
+}
+
+/// `PERF_RECORD_LOST_SAMPLES` of event `id` (TID, TIME, CPU 0, IDENTIFIER).
+fn lost_record(id: u64, lost: u64, misc: u16) -> Vec<u8> {
+    record(13, misc, &[lost, 0, 0, 0, id], &[])
+}
+
+/// `PERF_RECORD_ID_INDEX` of `(id, cpu)`.
+fn id_index(ids: &[(u64, u64)]) -> Vec<u8> {
+    let mut body = vec![ids.len() as u64];
+    for (n, (id, cpu)) in ids.iter().enumerate() {
+        body.extend([*id, n as u64, *cpu, u64::MAX]);
+    }
+    record(69, 0, &body, &[])
+}
+
+#[test]
+fn perf_data_lost_samples_per_cpu() {
+    // AUX data that looks like a LOST_SAMPLES record, which must be skipped.
+    let fake = lost_record(10, 1000, 0);
+    let aux = record(71, 0, &[fake.len() as u64, 0, 0, 0, 0], &[]);
+    let f = perf_data(&[
+        id_index(&[(10, 0), (11, 1), (20, 0)]),
+        [aux, fake].concat(),
+        lost_record(11, 7, 0),
+        lost_record(11, 5, 1 << 15),
+        lost_record(99, 1, 0),
+    ]);
+    let m = perf_data::lost_per_cpu(&f).unwrap();
+    assert_eq!(m, BTreeMap::from([(-1, 1), (1, 7)]));
+    assert!(perf_data::lost_per_cpu(&f[..f.len() - 3]).is_err());
+    assert!(perf_data::lost_per_cpu(b"PERFILE1").is_err());
+}
+
+#[test]
+fn hypervisor_loss_per_cpu_from_perf_data() {
+    // cpu 0 published 60 and 50 were decoded; cpu 1 published and decoded 50.
+    let run = |lost: &[(u64, u64, u64)], name: &str| {
+        let ids: Vec<(u64, u64)> = lost.iter().map(|(id, cpu, _)| (*id, *cpu)).collect();
+        let mut recs = vec![id_index(&ids)];
+        recs.extend(lost.iter().map(|(id, _, n)| lost_record(*id, *n, 0)));
+        let path = std::env::temp_dir().join(format!("dtl_check-{}-{name}", std::process::id()));
+        std::fs::write(&path, perf_data(&recs)).unwrap();
+        let p = path.to_str().unwrap().to_string();
+        let k = kvm_check(
+            kvm_script(2, 50, |_| 0),
+            kvm_dmesg(&[60, 50]),
+            100,
+            10,
+            &["--perf-data", &p],
+        );
+        std::fs::remove_file(&path).unwrap();
+        k
+    };
+    let same = "the lost samples perf recorded are the driver's reported losses";
+    let per_cpu = "per CPU, published = decoded + lost samples in perf.data";
+    let k = run(&[(4, 0, 10), (5, 1, 0)], "right");
+    assert_eq!(k.failed, 0, "{}", k.out);
+    assert!(k.out.contains(&format!("ok 8 {same}")), "{}", k.out);
+    assert!(k.out.contains(&format!("ok 9 {per_cpu}")), "{}", k.out);
+    // The right total on the wrong CPU, or split over both.
+    for (name, lost) in [
+        ("wrong", [(4, 1, 10), (5, 0, 0)]),
+        ("split", [(4, 0, 5), (5, 1, 5)]),
+    ] {
+        let k = run(&lost, name);
+        assert!(k.out.contains(&format!("ok 8 {same}")), "{}", k.out);
+        assert!(k.out.contains(&format!("not ok 9 {per_cpu}")), "{}", k.out);
+    }
+    // Fewer lost samples than the driver reported.
+    let k = run(&[(4, 0, 9)], "short");
+    assert!(k.out.contains(&format!("not ok 8 {same}")), "{}", k.out);
+    assert!(k.out.contains(&format!("not ok 9 {per_cpu}")), "{}", k.out);
+}
