@@ -18,7 +18,7 @@ cfg=$RPMU_TOP/tools/testing/configs
 case $guest in
 ppc64le) frags=("$cfg/ppc64le-pseries.config") ;;
 ppc64le-acct) frags=("$cfg/ppc64le-pseries.config" "$cfg/ppc64le-acct.config") ;;
-ppc64le-bench) frags=("$cfg/ppc64le-pseries.config" "$cfg/bench.config") ;;
+ppc64le-bench) frags=("$cfg/ppc64le-pseries.config" "$cfg/bench.config" "$cfg/ppc64le-bench.config") ;;
 ppc64le-kvmhost)
 	frags=("$cfg/ppc64le-pseries.config" "$cfg/bench.config" "$cfg/ppc64le-acct.config" "$cfg/ppc64le-kvmhost.config")
 	;;

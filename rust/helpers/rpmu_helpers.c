@@ -9,6 +9,8 @@
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/timer.h>
 #include <linux/kmemleak.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
@@ -90,6 +92,31 @@ void rpmu_hrtimer_start(struct hrtimer *timer, u64 ns, bool pinned)
 u64 rpmu_hrtimer_forward_now(struct hrtimer *timer, u64 ns)
 {
 	return hrtimer_forward_now(timer, ns_to_ktime(ns));
+}
+
+void rpmu_timer_setup_deferrable(struct timer_list *timer,
+				 void (*fn)(struct timer_list *))
+{
+	timer_setup(timer, fn, TIMER_DEFERRABLE | TIMER_PINNED);
+}
+
+/* At least a jiffy from now: a deferrable timer runs at a tick. */
+void rpmu_timer_mod_ns(struct timer_list *timer, u64 ns)
+{
+	mod_timer(timer, jiffies + max(nsecs_to_jiffies(ns), 1UL));
+}
+
+unsigned long rpmu_local_irq_save(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	return flags;
+}
+
+void rpmu_local_irq_restore(unsigned long flags)
+{
+	local_irq_restore(flags);
 }
 
 /*

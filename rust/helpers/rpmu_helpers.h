@@ -19,6 +19,7 @@
 
 struct attribute;
 struct hrtimer;
+struct timer_list;
 struct page;
 
 struct device;
@@ -33,6 +34,11 @@ void rpmu_hrtimer_start(struct hrtimer *timer, u64 ns, bool pinned);
 u64 rpmu_hrtimer_forward_now(struct hrtimer *timer, u64 ns);
 void rpmu_hrtimer_setup(struct hrtimer *timer,
 			enum hrtimer_restart (*fn)(struct hrtimer *));
+void rpmu_timer_setup_deferrable(struct timer_list *timer,
+				 void (*fn)(struct timer_list *));
+void rpmu_timer_mod_ns(struct timer_list *timer, u64 ns);
+unsigned long rpmu_local_irq_save(void);
+void rpmu_local_irq_restore(unsigned long flags);
 struct page *rpmu_virt_to_page(const void *addr);
 void *rpmu_vmap_pages(struct page **pages, unsigned int n);
 int rpmu_aux_register(void *priv, unsigned long tag);

@@ -36,6 +36,9 @@ pub(crate) struct VpaDtl {
     /// The boot timebase estimate's error bound (ticks).
     pub(crate) boot_tb_err: u64,
     mode: pacer::Mode,
+    /// Whether quiet waits use a deferrable timer (see
+    /// [`Pacer::deferrable`]).
+    defer_idle: bool,
     /// The ring each event allocates (when not sharing the kernel's).
     ring_size: RingSize,
     /// The hypervisor logs every dispatch whatever the enable mask, with no
@@ -47,6 +50,8 @@ pub(crate) struct VpaDtl {
 pub(crate) struct Setup {
     /// How the polling period is chosen.
     pub(crate) mode: pacer::Mode,
+    /// See [`VpaDtl::defer_idle`].
+    pub(crate) defer_idle: bool,
     /// The ring each event allocates.
     pub(crate) ring_size: RingSize,
     /// See [`VpaDtl::kinds_unlogged`].
@@ -62,6 +67,7 @@ impl VpaDtl {
             header: Header::new(boot_tb, tb_freq),
             boot_tb_err,
             mode: setup.mode,
+            defer_idle: setup.defer_idle,
             ring_size: setup.ring_size,
             kinds_unlogged: setup.kinds_unlogged,
         })
@@ -92,8 +98,8 @@ pub(crate) struct DtlEvent {
     pub(crate) buf: DtlBuffer,
     /// The event kinds asked for (the enable-mask bits).
     pub(crate) mask: u8,
-    /// Taken by the PMU callbacks and the hard-mode polling timer, which
-    /// all run with interrupts disabled.
+    /// Taken by the PMU callbacks and the polling timer, which all run
+    /// with interrupts disabled.
     #[pin]
     pub(crate) reader: RawSpinLock<Reader>,
     pub(crate) stats: Stats,
@@ -108,7 +114,8 @@ impl VpaDtl {
     /// ring as registered.
     fn pacer(&self, ev: &Event<Self>) -> Pacer {
         let ns = validate::period_ns(ev.sample_period(), false);
-        let p = Pacer::new(ns, self.mode, ev.data().buf.entries() as u64);
+        let p =
+            Pacer::new(ns, self.mode, ev.data().buf.entries() as u64).deferring(self.defer_idle);
         if self.kinds_unlogged {
             p.bursts_up_to(KVM_BURST_PER_MS)
         } else {
@@ -325,7 +332,13 @@ impl PmuDriver for VpaDtl {
         // One hold of the reader's lock for the poll and the next period.
         let mut r = ev.data().reader.lock();
         let found = self.poll_locked(ev, &mut r, true).found;
-        TimerRestart::After(r.pace(found))
+        let wait = r.pace(found);
+        if r.deferrable() {
+            // Quiet: a timer that leaves this CPU asleep while it idles.
+            TimerRestart::Deferrable(wait)
+        } else {
+            TimerRestart::After(wait)
+        }
     }
 
     fn event_destroy(&self, d: &DtlEvent) {

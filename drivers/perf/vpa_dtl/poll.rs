@@ -79,6 +79,12 @@ impl Reader {
     pub(crate) fn pace(&mut self, found: u64) -> Delta {
         ns_delta(self.pacer.next(found))
     }
+
+    /// Whether the period [`Reader::pace`] returned may be waited with a
+    /// deferrable timer ([`Pacer::deferrable`]).
+    pub(crate) fn deferrable(&self) -> bool {
+        self.pacer.deferrable()
+    }
 }
 
 /// The record that opens every AUX transaction: the boot timebase and the

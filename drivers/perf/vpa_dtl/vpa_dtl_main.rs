@@ -48,6 +48,10 @@ module! {
             default: true,
             description: "Adapt the polling period to the DTL fill level (default; 0: poll at the sample period)",
         },
+        defer_idle: bool {
+            default: true,
+            description: "Wait for a quiet CPU with a deferrable timer, which does not wake it from idle (default; 0: an hrtimer)",
+        },
         ring_kib: u32 {
             default: 0,
             description: "DTL ring per CPU in KiB: 4, 64 (4 where the hypervisor refuses it), or 0 (default: 64 under KVM, 4 under PowerVM)",
@@ -86,6 +90,7 @@ impl kernel::Module for VpaDtlModule {
         };
         let setup = pmu::Setup {
             mode,
+            defer_idle: module_parameters::defer_idle.value(),
             ring_size,
             kinds_unlogged: kvm,
         };

@@ -5,7 +5,7 @@
 
 use super::{
     aux,
-    event::EventBox,
+    event::{EventBox, TIMER_DEFERRED, TIMER_HARD, TIMER_OFF},
     event_init::EventInit,
     registration::{Inner, Registration},
     Capability, Event, EventFlags, PmuDriver, Process, Reading, TimerRestart, Txn,
@@ -19,6 +19,7 @@ use kernel::{
     error::from_result,
     prelude::*,
     sync::atomic::{Atomic, Relaxed},
+    time::Delta,
     types::Opaque,
 };
 
@@ -62,7 +63,8 @@ impl<T: PmuDriver> Registration<T> {
             let b = KBox::try_pin_init(
                 try_pin_init!(EventBox::<T> {
                     timer: Opaque::zeroed(),
-                    armed: Atomic::new(false),
+                    idle_timer: Opaque::zeroed(),
+                    armed: Atomic::new(TIMER_OFF),
                     event: ptr,
                     data <- data,
                 }? Error),
@@ -81,6 +83,10 @@ impl<T: PmuDriver> Registration<T> {
                     bindings::rpmu_hrtimer_setup(
                         (*b).timer.get().cast(),
                         Some(Self::timer_callback),
+                    );
+                    bindings::rpmu_timer_setup_deferrable(
+                        (*b).idle_timer.get(),
+                        Some(Self::idle_timer_callback),
                     );
                 }
                 (*event).pmu_private = b.cast();
@@ -102,11 +108,15 @@ impl<T: PmuDriver> Registration<T> {
         // box `event_init_callback` leaked (nothing else writes it).
         let b = unsafe { (*event).pmu_private.cast::<EventBox<T>>() };
         if T::HAS_TIMER {
-            // SAFETY: The timer was set up at `event_init` (`EventBox`
+            // SAFETY: The timers were set up at `event_init` (`EventBox`
             // invariant). `destroy` runs in process context after the event
-            // left its PMU (`del` cancelled the timer), so this waits at most
-            // for nothing; afterwards the timer cannot run again.
+            // left its PMU (`del` cancelled the timers, which only a callback
+            // that `del` interrupted may still be finishing), so these wait
+            // at most for such a callback; afterwards neither timer runs
+            // again, and the deferrable one cannot be re-armed.
             unsafe { bindings::hrtimer_cancel((*b).timer.get()) };
+            // SAFETY: As above.
+            unsafe { bindings::timer_shutdown_sync((*b).idle_timer.get()) };
         }
         // SAFETY: `pmu` is our PMU, whose `Inner<T>` is alive: the event holds
         // a reference on the module, and `Registration` frees `Inner<T>` only
@@ -149,25 +159,89 @@ impl<T: PmuDriver> Registration<T> {
             );
             Event::<T>::from_raw((*b).event.as_ptr())
         };
-        // Stopped (`stop` or `del` ran, maybe nested in this very call):
-        // the driver is not called, and the timer not re-armed.
-        if !ev.event_box_armed().load(Relaxed) {
+        // Stopped (`stop` or `del` ran, maybe nested in this very call), or
+        // the deferrable timer took over: the driver is not called, and the
+        // timer not re-armed.
+        if ev.event_box_armed().load(Relaxed) != TIMER_HARD {
             return bindings::hrtimer_restart_HRTIMER_NORESTART;
         }
         let restart = ev.driver().timer(ev);
-        if !ev.event_box_armed().load(Relaxed) {
+        if ev.event_box_armed().load(Relaxed) != TIMER_HARD {
             return bindings::hrtimer_restart_HRTIMER_NORESTART;
         }
         match restart {
-            TimerRestart::Stop => bindings::hrtimer_restart_HRTIMER_NORESTART,
+            TimerRestart::Stop => {
+                ev.event_box_armed().store(TIMER_OFF, Relaxed);
+                bindings::hrtimer_restart_HRTIMER_NORESTART
+            }
             TimerRestart::After(d) => {
-                let ns = d.as_nanos().max(super::MIN_TIMER_PERIOD.as_nanos());
                 // SAFETY: Called from the timer's own callback, as
                 // hrtimer_forward_now() requires.
-                unsafe { bindings::rpmu_hrtimer_forward_now(timer.cast(), ns as u64) };
+                unsafe { bindings::rpmu_hrtimer_forward_now(timer.cast(), timer_ns(d)) };
                 bindings::hrtimer_restart_HRTIMER_RESTART
             }
+            TimerRestart::Deferrable(d) => {
+                ev.event_box_armed().store(TIMER_DEFERRED, Relaxed);
+                // SAFETY: The deferrable timer was set up at `event_init`
+                // (`EventBox` invariant); it is pinned, so it is queued on
+                // this CPU, the event's.
+                unsafe { bindings::rpmu_timer_mod_ns(ev.event_box_idle_timer(), timer_ns(d)) };
+                bindings::hrtimer_restart_HRTIMER_NORESTART
+            }
         }
+    }
+
+    /// The per-event deferrable timer callback, armed by a
+    /// [`TimerRestart::Deferrable`].
+    ///
+    /// # Safety
+    ///
+    /// `timer` must be the `idle_timer` field of a live `EventBox<T>`.
+    pub(super) unsafe extern "C" fn idle_timer_callback(timer: *mut bindings::timer_list) {
+        // SAFETY: Interrupts are restored below, before returning.
+        let flags = unsafe { bindings::rpmu_local_irq_save() };
+        // SAFETY: As for `timer_callback`: the timer is a field of a live
+        // `EventBox<T>` (`destroy` shuts it down, waiting, before the box is
+        // freed), and the box's `event` is valid while it lives. The timer
+        // is pinned and armed only from the event's timer callbacks on the
+        // CPU the event is scheduled on; `stop` and `del` disarm it there
+        // with interrupts disabled. With interrupts disabled here, neither
+        // runs during the driver's call below, nor does the hrtimer: what
+        // `Scheduled` states holds (the checks below make sure the event is
+        // still armed for this timer and scheduled on this CPU).
+        let ev = unsafe {
+            let b = kernel::container_of!(
+                timer.cast::<Opaque<bindings::timer_list>>(),
+                EventBox<T>,
+                idle_timer
+            );
+            Event::<T>::from_raw((*b).event.as_ptr())
+        };
+        if ev.event_box_armed().load(Relaxed) == TIMER_DEFERRED && ev.is_on_this_cpu() {
+            let restart = ev.driver().timer(ev);
+            if ev.event_box_armed().load(Relaxed) == TIMER_DEFERRED {
+                match restart {
+                    TimerRestart::Stop => ev.event_box_armed().store(TIMER_OFF, Relaxed),
+                    TimerRestart::After(d) => {
+                        ev.event_box_armed().store(TIMER_HARD, Relaxed);
+                        // SAFETY: The hrtimer was set up at `event_init`
+                        // (`EventBox` invariant) and is not running (it
+                        // was not armed for it, and interrupts are off);
+                        // pinned to this CPU, the event's.
+                        unsafe {
+                            bindings::rpmu_hrtimer_start(ev.event_box_timer(), timer_ns(d), true)
+                        };
+                    }
+                    TimerRestart::Deferrable(d) => {
+                        // SAFETY: As in `timer_callback`; re-arming a timer
+                        // from its own callback is allowed.
+                        unsafe { bindings::rpmu_timer_mod_ns(timer, timer_ns(d)) };
+                    }
+                }
+            }
+        }
+        // SAFETY: `flags` is what `rpmu_local_irq_save` returned above.
+        unsafe { bindings::rpmu_local_irq_restore(flags) };
     }
 
     /// `pmu::add`.
@@ -241,8 +315,8 @@ impl<T: PmuDriver> Registration<T> {
         if !T::HAS_TIMER {
             return;
         }
-        // From here on the timer callback calls nothing and does not re-arm.
-        ev.event_box_armed().store(false, Relaxed);
+        // From here on the timer callbacks call nothing and do not re-arm.
+        ev.event_box_armed().store(TIMER_OFF, Relaxed);
         // SAFETY: The timer was set up at `event_init` (`EventBox`
         // invariant) and lives until `destroy`. It is pinned to the CPU
         // `start` ran on, which is this one (perf calls `add`, `stop` and
@@ -251,6 +325,12 @@ impl<T: PmuDriver> Registration<T> {
         // perf's throttling, say), so waiting would never end: only try. The
         // callback then sees `armed` false and does not re-arm.
         unsafe { bindings::hrtimer_try_to_cancel(ev.event_box_timer()) };
+        // SAFETY: The deferrable timer was set up at `event_init` and lives
+        // until `destroy`. `timer_delete` does not wait for a running
+        // callback (which, pinned to this CPU, could only be one this call
+        // interrupted, before it disabled interrupts or after it enabled
+        // them again: it then finds the timer disarmed or has finished).
+        unsafe { bindings::timer_delete(ev.event_box_idle_timer()) };
     }
 
     /// `pmu::read`.
@@ -376,4 +456,9 @@ impl<T: PmuDriver> Registration<T> {
         // it once.
         unsafe { aux::free::<T>(priv_) }
     }
+}
+
+/// A timer period in ns, at least [`super::MIN_TIMER_PERIOD`].
+fn timer_ns(d: Delta) -> u64 {
+    d.as_nanos().max(super::MIN_TIMER_PERIOD.as_nanos()) as u64
 }

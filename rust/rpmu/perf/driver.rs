@@ -12,6 +12,15 @@ pub enum TimerRestart {
     Stop,
     /// Re-arm this long after the current expiry.
     After(Delta),
+    /// Re-arm as a deferrable timer, which does not wake its CPU from idle:
+    /// it runs at the first tick of the event's CPU at least this long (and
+    /// at least a jiffy) from now, so up to a jiffy late while the CPU is
+    /// busy, and only once the CPU wakes for another reason while it is
+    /// idle. For polling what only fills while its CPU runs. The driver's
+    /// `timer` then runs in soft-interrupt context with interrupts disabled,
+    /// with the guarantees of [`Scheduled`](super::Scheduled), and returns
+    /// which timer runs next.
+    Deferrable(Delta),
 }
 
 /// A PMU transaction: perf schedules or reads a group of events as one
@@ -204,8 +213,11 @@ pub trait PmuDriver: Sized + Send + Sync + 'static {
     }
 
     /// Runs when the event's timer (see [`Event::timer_start`]) expires, in
-    /// hard-interrupt context on the event's CPU, while the event is
-    /// started. Re-arms it by returning [`TimerRestart::After`].
+    /// hard-interrupt context on the event's CPU (or in soft-interrupt
+    /// context with interrupts disabled, after a
+    /// [`TimerRestart::Deferrable`]), while the event is started. Re-arms
+    /// it by returning [`TimerRestart::After`] or
+    /// [`TimerRestart::Deferrable`].
     fn timer(&self, _event: &Event<Self>) -> TimerRestart {
         build_error!(VTABLE_DEFAULT_ERROR)
     }

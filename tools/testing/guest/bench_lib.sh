@@ -10,6 +10,11 @@
 #     one probed function to another (under -icount, 1,750 instructions on
 #     hrtimer_forward, more than the C driver's whole probed callback): not
 #     comparable between two drivers' functions.
+#   - wakeups_on/wakeups_off: CPU wakeups, the exits from idle
+#     (power:cpu_idle with the exit state), and the expiries of one
+#     timer_list callback (timer:timer_expire_entry), in the same trace as
+#     an hrtimer_on instrument: call wakeups_on after it, wakeups_off after
+#     hrtimer_off.
 # A span is from its entry event to its exit event on the same CPU, in the
 # trace clock: the timebase on pseries (ppc-tb), the local clock elsewhere.
 TR=/sys/kernel/tracing
@@ -87,3 +92,23 @@ spans() {
 	END { printf "calls=%d ns=%.0f overrun=%d\n", n, sum, over }' $TR/trace
 }
 
+# wakeups_on [SYMBOL]: also count idle exits, and the expiries of the
+# timer_list callback SYMBOL (if given).
+wakeups_on() {
+	echo 'state == 4294967295' >$TR/events/power/cpu_idle/filter
+	echo 1 >$TR/events/power/cpu_idle/enable
+	w_addr=$(awk -v s="${1:-}" 's != "" && $3 == s { print $1; exit }' /proc/kallsyms)
+	if [ -n "$w_addr" ]; then
+		echo "function == 0x$w_addr" >$TR/events/timer/timer_expire_entry/filter
+		echo 1 >$TR/events/timer/timer_expire_entry/enable
+	fi
+}
+
+# wakeups_off: "wakeups=N deferred=D" from the trace hrtimer_off stopped.
+wakeups_off() {
+	echo 0 >$TR/events/power/cpu_idle/enable
+	echo 0 >$TR/events/power/cpu_idle/filter
+	echo 0 >$TR/events/timer/timer_expire_entry/enable
+	echo 0 >$TR/events/timer/timer_expire_entry/filter
+	echo "wakeups=$(grep -c ' cpu_idle: ' $TR/trace) deferred=$(grep -c ' timer_expire_entry: ' $TR/trace)"
+}

@@ -43,8 +43,12 @@ capture() {
 	insmod $M/dtl_sim.ko $simargs || return 1
 	# Every step is bounded: a driver that writes a malformed AUX stream can
 	# send perf's decoder into a loop.
+	# CAPTURE_TRACE_ON/OFF: commands around the recording (make bench's
+	# instruments).
+	${CAPTURE_TRACE_ON:-:}
 	timeout "${CAPTURE_T:-60}" perf record -q -a -o /tmp/$name.data "$@" >/tmp/$name.record 2>&1
 	rec=$?
+	${CAPTURE_TRACE_OFF:-:}
 	rmmod dtl_sim
 	dmesg | tail -n +$((l0 + 1)) >/tmp/$name.dmesg
 	timeout "${CAPTURE_T:-60}" perf script --ns -i /tmp/$name.data >/tmp/$name.script 2>/tmp/$name.script.err ||

@@ -3,8 +3,8 @@
 # or the upstream C one built into the kernel (an RPMU_C_REFERENCE boot).
 # Prints one "BENCH ..." line per run for scripts/bench.sh; the figures are
 # computed on the host. The instrument (bench_lib.sh) times the driver's
-# hrtimer callback between the kernel's hrtimer tracepoints; its calls are
-# also the driver's timer wakeups.
+# hrtimer callback between the kernel's hrtimer tracepoints, and counts the
+# CPUs' wakeups (exits from idle) and our deferrable timer's expiries.
 . /t/lib.sh
 . /t/dtl_lib.sh
 . /t/bench_lib.sh
@@ -19,22 +19,30 @@ else
 	drv=ours
 	# shellcheck disable=SC2086 # word-split module parameters
 	ok "insmod vpa_dtl.ko ${VPA_DTL_ARGS:-}" insmod $M/vpa_dtl.ko ${VPA_DTL_ARGS:-}
-	sym=$(awk '$4 == "[vpa_dtl]" && $3 ~ /timer_callback/ { print $3; exit }' /proc/kallsyms)
+	sym=$(awk '$4 == "[vpa_dtl]" && $3 ~ /timer_callback/ && $3 !~ /idle_timer/ { print $3; exit }' /proc/kallsyms)
+	isym=$(awk '$4 == "[vpa_dtl]" && $3 ~ /idle_timer_callback/ { print $3; exit }' /proc/kallsyms)
 fi
 echo "bench: driver $drv, hrtimer callback $sym, $ncpu CPUs"
 ok "the driver's hrtimer callback is in kallsyms" awk -v s="$sym" '$3 == s { f = 1 } END { exit !f }' /proc/kallsyms
 
+# The instruments, around each recording.
+trace_on() {
+	hrtimer_on "$sym"
+	wakeups_on "${isym:-}"
+}
+trace_off() { echo 0 >$TR/tracing_on; }
+
 # run NAME "SIM PARAMS" PERF-RECORD-ARGS...: one capture under the
-# instrument; prints its BENCH line.
+# instruments; prints its BENCH line.
 run() {
 	name=$1 simargs=$2
 	shift 2
 	eval "secs=\${$#}" # the "sleep SECONDS" that ends the arguments
-	hrtimer_on "$sym"
-	capture "$name" "$simargs" "$@" >/dev/null
+	CAPTURE_TRACE_ON=trace_on CAPTURE_TRACE_OFF=trace_off capture "$name" "$simargs" "$@" >/dev/null
 	t=$(hrtimer_off)
+	w=$(wakeups_off)
 	res=$(tail -n 1 /tmp/$name.check)
-	echo "BENCH vpa_dtl drv=$drv run=$name sim=\"$simargs\" secs=$secs cpus=$ncpu $t ${res:-injected=0 captured=0 lost=0}"
+	echo "BENCH vpa_dtl drv=$drv run=$name sim=\"$simargs\" secs=$secs cpus=$ncpu $t $w ${res:-injected=0 captured=0 lost=0}"
 }
 
 # reps NAME SEED0 "SIM PARAMS" PERIOD SECONDS: REPS runs NAME_1.., seeds
@@ -64,8 +72,23 @@ fi
 
 if part idle; then
 	echo
-	echo "== timer wakeups with the event open and no DTL traffic (-c 1000000)"
-	reps idle 80 "rate=0" 1000000 2
+	echo "== wakeups with the event open and no DTL traffic (-c 1000000), and with perf's dummy event"
+	# idle NAME EVENT: perf record -a of EVENT for 2 s, the simulator
+	# loaded and writing nothing; only the recording is traced.
+	idle() {
+		insmod $M/dtl_sim.ko rate=0
+		trace_on
+		timeout 60 perf record -q -a -o /tmp/$1.data -e "$2" -c 1000000 -- sleep 2 >/dev/null 2>&1
+		t=$(hrtimer_off)
+		w=$(wakeups_off)
+		rmmod dtl_sim
+		echo "BENCH vpa_dtl drv=$drv run=$1 sim=\"rate=0\" secs=2 cpus=$ncpu $t $w injected=0 captured=0 lost=0"
+	}
+	for r_rep in $(seq 1 "$REPS"); do
+		idle idle_$r_rep vpa_dtl/dtl_cede/
+		# perf record's own wakeups, which the driver's are counted beyond.
+		idle idlebase_$r_rep dummy
+	done
 fi
 
 if part sweep; then

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! KUnit for what the abstraction guarantees at run time rather than by
-//! type: the event's timer never runs once perf has stopped the event (the
+//! type: the event's timer (the hrtimer and the deferrable timer alike, with
+//! interrupts disabled) never runs once perf has stopped the event (the
 //! abstraction cancels it after `stop` and `del`, and after a failed `add`;
 //! the test PMU cancels nothing itself); guards of two `RawSpinLockIrq` locks may be dropped in
 //! either order without interrupts coming back on under a held lock; an
@@ -40,6 +41,19 @@ static FIRED_STOPPED: Atomic<u32> = Atomic::new(0);
 /// The config of a [`TimerPmu`] event whose `add` starts the timer and
 /// fails.
 const FAILING_ADD: u64 = 2;
+
+/// The config of a [`TimerPmu`] event whose timer alternates between the
+/// deferrable timer and the hrtimer.
+const DEFERRING: u64 = 3;
+
+/// Whether the last [`DEFERRING`] expiry asked for the deferrable timer.
+static ASKED_DEFERRED: Atomic<bool> = Atomic::new(false);
+
+/// Expiries of the deferrable timer.
+static FIRED_DEFERRED: Atomic<u32> = Atomic::new(0);
+
+/// Expiries seen with interrupts enabled: must stay 0.
+static FIRED_IRQS_ON: Atomic<u32> = Atomic::new(0);
 
 /// Calls of [`TimerPmu::event_init`].
 static INITS: Atomic<u32> = Atomic::new(0);
@@ -92,7 +106,20 @@ impl PmuDriver for TimerPmu {
         if ev.hw_state().contains(HwStateBit::Stopped) {
             FIRED_STOPPED.add(1, Relaxed);
         }
-        TimerRestart::After(Delta::from_micros(100))
+        if !irqs_disabled() {
+            FIRED_IRQS_ON.add(1, Relaxed);
+        }
+        if *ev.data() != DEFERRING {
+            return TimerRestart::After(Delta::from_micros(100));
+        }
+        // Alternately: the deferrable timer, then the hrtimer.
+        if ASKED_DEFERRED.xchg(false, Relaxed) {
+            FIRED_DEFERRED.add(1, Relaxed);
+            TimerRestart::After(Delta::from_micros(100))
+        } else {
+            ASKED_DEFERRED.store(true, Relaxed);
+            TimerRestart::Deferrable(Delta::from_millis(1))
+        }
     }
 
     fn setup_aux(&self, _ev: &Event<Self, Process>, _buf: &AuxBuffer) -> Result<()> {
@@ -162,6 +189,26 @@ mod cases {
         let after_stop = FIRED.load(Relaxed);
         fsleep(Delta::from_millis(20));
         // Stopped and removed: not one more expiry, none while stopped.
+        assert_eq!(FIRED.load(Relaxed), after_stop);
+        assert_eq!(FIRED_STOPPED.load(Relaxed), 0);
+        drop(ev);
+    }
+
+    #[test]
+    fn deferrable_timer_runs_like_the_hrtimer() {
+        let r = timer_pmu(c"rpmu_kunit_defer");
+        let cpu = CpuId::from_u32(0).unwrap_or_else(CpuId::current);
+        let ev = KernelCounter::new(r.pmu_type(), DEFERRING, cpu).expect("open");
+        fsleep(Delta::from_millis(100));
+        // Both timers ran, each handing over to the other, always with
+        // interrupts disabled.
+        assert!(FIRED_DEFERRED.load(Relaxed) > 1);
+        assert!(FIRED.load(Relaxed) > FIRED_DEFERRED.load(Relaxed));
+        assert_eq!(FIRED_IRQS_ON.load(Relaxed), 0);
+        ev.disable();
+        let after_stop = FIRED.load(Relaxed);
+        fsleep(Delta::from_millis(30));
+        // Neither timer runs once the event is stopped.
         assert_eq!(FIRED.load(Relaxed), after_stop);
         assert_eq!(FIRED_STOPPED.load(Relaxed), 0);
         drop(ev);

@@ -218,11 +218,12 @@ fn check_lost_per_cpu(
         &format!("{label}the lost samples perf recorded are the driver's reported losses"),
         &format!("perf.data {total} ({lost:?}), driver {}", i.lost),
     );
+    let rel = if i.shared { ">=" } else { "=" };
     let mut bad = Vec::new();
     for (cpu, (p, n)) in per_cpu {
         let l = lost.get(&i64::from(*cpu)).copied().unwrap_or(0);
         k.line(&format!(
-            "cpu {cpu}: published {p} = decoded {n} + lost {l}?"
+            "cpu {cpu}: published {p} {rel} decoded {n} + lost {l}?"
         ));
         let ok = if i.shared { n + l <= *p } else { n + l == *p };
         if !ok {
@@ -238,7 +239,6 @@ fn check_lost_per_cpu(
             "lost samples on CPUs without a session: {elsewhere:?}"
         ));
     }
-    let rel = if i.shared { ">=" } else { "=" };
     k.case(
         bad.is_empty(),
         &format!("{label}per CPU, published {rel} decoded + lost samples in perf.data"),

@@ -23,6 +23,18 @@
 //! there: traffic already flowing when the event starts is not overrun by a
 //! first long period.
 //!
+//! Deferred: a poll that leaves the adaptive period at its longest, having
+//! found at most [`Pacer::quiet`] entries, asks for a deferrable timer
+//! ([`Pacer::deferrable`]), which does not wake an idle CPU but runs at its
+//! first tick after the period. Under PAPR an idle vCPU's log grows only
+//! when the vCPU is dispatched, that is while it runs, and a running CPU's
+//! tick runs the timer at most a jiffy late; so the idle vCPU is left
+//! asleep, and a vCPU that turns busy is polled as before. A writer with
+//! bursts ([`Pacer::bursts_up_to`]) is not deferred, nor, for
+//! [`DEFER_HOLD`] polls, an event whose poll found the ring full (a CPU
+//! whose log grew while no tick ran, say woken by interrupts only under
+//! `NO_HZ`).
+//!
 //! Its limit: after a quiet stretch the period is up to [`MAX_FACTOR`]
 //! event periods, and a vCPU that turns busy at once can write more than a
 //! ring in that time. Under PAPR the hypervisor writes a vCPU's log when it
@@ -32,6 +44,9 @@
 /// The longest period, in event periods: a vCPU without DTL traffic is woken
 /// this many times less often.
 pub const MAX_FACTOR: u64 = 16;
+/// Polls after one that found the ring full during which no wait is
+/// deferred.
+pub const DEFER_HOLD: u32 = 64;
 /// The shortest period, as a fraction of the event's.
 pub const MIN_DIVISOR: u64 = 16;
 /// The shortest period at all, in ns: the event period's own floor.
@@ -59,6 +74,12 @@ pub struct Pacer {
     /// The longest adaptive period the writer's bursts allow (see
     /// [`Pacer::bursts_up_to`]).
     burst_cap_ns: u64,
+    /// Whether quiet waits may be deferred ([`Pacer::deferring`]).
+    defer: bool,
+    /// Polls left before a wait may be deferred again.
+    hold: u32,
+    /// Whether the wait [`Pacer::next`] returned last may be deferred.
+    deferrable: bool,
 }
 
 impl Pacer {
@@ -71,6 +92,9 @@ impl Pacer {
             adaptive: mode == Mode::Adaptive,
             ring,
             burst_cap_ns: u64::MAX,
+            defer: true,
+            hold: 0,
+            deferrable: false,
         };
         p.cur_ns = p.min_ns();
         p
@@ -90,6 +114,21 @@ impl Pacer {
             .unwrap_or(u64::MAX);
         self.cur_ns = self.cur_ns.min(self.max_ns());
         self
+    }
+
+    /// The same pacer, deferring quiet waits or not (the module's
+    /// `defer_idle` parameter; see [`Pacer::deferrable`]).
+    pub fn deferring(mut self, defer: bool) -> Self {
+        self.defer = defer;
+        self
+    }
+
+    /// Whether the wait [`Pacer::next`] returned last may be a deferrable
+    /// timer's: adaptive, quiet waits deferred, no bursty writer, at the
+    /// longest period after a quiet poll, and no full ring in the last
+    /// [`DEFER_HOLD`] polls.
+    pub fn deferrable(&self) -> bool {
+        self.deferrable
     }
 
     /// A poll that found at most this many entries (an eighth of the ring)
@@ -135,6 +174,11 @@ impl Pacer {
     /// After a poll that found `found` entries (taken or overrun): the next
     /// period.
     pub fn next(&mut self, found: u64) -> u64 {
+        self.hold = if found >= self.ring {
+            DEFER_HOLD
+        } else {
+            self.hold.saturating_sub(1)
+        };
         self.cur_ns = if found <= self.quiet() {
             self.cur_ns.saturating_mul(2).min(self.max_ns())
         } else if found >= self.busy() {
@@ -142,6 +186,12 @@ impl Pacer {
         } else {
             self.cur_ns
         };
+        self.deferrable = self.adaptive
+            && self.defer
+            && self.burst_cap_ns == u64::MAX
+            && found <= self.quiet()
+            && self.cur_ns == self.max_ns()
+            && self.hold == 0;
         self.cur_ns
     }
 }

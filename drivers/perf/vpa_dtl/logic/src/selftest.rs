@@ -444,6 +444,37 @@ pub fn pacing() -> Result<(), Failure> {
         let n = p.next(found);
         check((p.min_ns()..=p.max_ns()).contains(&n), "bounds")?;
     }
+    // Deferred waits: only at the longest period after a quiet poll.
+    let mut p = Pacer::new(MS, Mode::Adaptive, R);
+    p.next(0);
+    check(!p.deferrable(), "not deferred below the longest period")?;
+    check(
+        steady(&mut p, 0, 10) == 16 * MS && p.deferrable(),
+        "idle: deferred",
+    )?;
+    p.next(p.quiet() + 1);
+    check(!p.deferrable(), "a poll above quiet: not deferred")?;
+    p.next(0);
+    check(p.deferrable(), "quiet again at the longest: deferred")?;
+    p.next(R);
+    let mut held = 0;
+    while !p.deferrable() && held < 2 * pacer::DEFER_HOLD {
+        p.next(0);
+        held += 1;
+    }
+    check(
+        held == pacer::DEFER_HOLD,
+        "a full ring holds deferral for DEFER_HOLD polls",
+    )?;
+    let mut p = Pacer::new(MS, Mode::Adaptive, R).deferring(false);
+    steady(&mut p, 0, 10);
+    check(!p.deferrable(), "defer_idle=0: never deferred")?;
+    let mut p = kvm;
+    steady(&mut p, 0, 10);
+    check(!p.deferrable(), "bursts: never deferred")?;
+    let mut p = Pacer::new(MS, Mode::Fixed, R);
+    steady(&mut p, 0, 10);
+    check(!p.deferrable(), "fixed: never deferred")?;
     let mut p = Pacer::new(8 * MS, Mode::Fixed, R);
     check(p.current_ns() == 8 * MS, "fixed: starts at the period")?;
     for found in [0, 10, 42, 85, u64::MAX] {
