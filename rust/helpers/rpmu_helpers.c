@@ -10,6 +10,7 @@
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
+#include <linux/tick.h>
 #include <linux/timer.h>
 #include <linux/kmemleak.h>
 #include <linux/mm.h>
@@ -100,10 +101,35 @@ void rpmu_timer_setup_deferrable(struct timer_list *timer,
 	timer_setup(timer, fn, TIMER_DEFERRABLE | TIMER_PINNED);
 }
 
-/* At least a jiffy from now: a deferrable timer runs at a tick. */
-void rpmu_timer_mod_ns(struct timer_list *timer, u64 ns)
+/*
+ * Arms a pinned deferrable timer at least ns from now (it runs at a tick,
+ * and `jiffies + n` is reached within n - 1 to n jiffies), on this CPU.
+ * Returns false, with the timer not armed, where it would not run in time
+ * on this CPU: a nohz_full CPU stops its tick while busy, and a timer whose
+ * callback is still running elsewhere (on PREEMPT_RT, where that callback
+ * runs in a preemptible thread) stays queued there.
+ */
+bool rpmu_timer_mod_here(struct timer_list *timer, u64 ns)
 {
-	mod_timer(timer, jiffies + max(nsecs_to_jiffies(ns), 1UL));
+	unsigned int cpu = smp_processor_id();
+
+	if (tick_nohz_full_cpu(cpu))
+		return false;
+	mod_timer(timer, jiffies + DIV_ROUND_UP(ns, TICK_NSEC) + 1);
+	if ((READ_ONCE(timer->flags) & TIMER_CPUMASK) == cpu)
+		return true;
+	timer_delete(timer);
+	return false;
+}
+
+bool rpmu_timer_pending(const struct timer_list *timer)
+{
+	return timer_pending(timer);
+}
+
+bool rpmu_in_nmi(void)
+{
+	return in_nmi();
 }
 
 unsigned long rpmu_local_irq_save(void)

@@ -36,7 +36,9 @@ void rpmu_hrtimer_setup(struct hrtimer *timer,
 			enum hrtimer_restart (*fn)(struct hrtimer *));
 void rpmu_timer_setup_deferrable(struct timer_list *timer,
 				 void (*fn)(struct timer_list *));
-void rpmu_timer_mod_ns(struct timer_list *timer, u64 ns);
+bool rpmu_timer_mod_here(struct timer_list *timer, u64 ns);
+bool rpmu_timer_pending(const struct timer_list *timer);
+bool rpmu_in_nmi(void);
 unsigned long rpmu_local_irq_save(void);
 void rpmu_local_irq_restore(unsigned long flags);
 struct page *rpmu_virt_to_page(const void *addr);

@@ -23,7 +23,7 @@ pub mod rpmu;
 #[path = "logic/src/lib.rs"]
 pub mod logic;
 
-// The perf callbacks, the poll (in the hard-interrupt timer), how it takes
+// The perf callbacks, the poll (in the event's timer), how it takes
 // entries and the statistics they update: nothing in them may panic.
 rpmu::no_panic! {
     mod pmu;

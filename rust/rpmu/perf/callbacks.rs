@@ -110,13 +110,14 @@ impl<T: PmuDriver> Registration<T> {
         if T::HAS_TIMER {
             // SAFETY: The timers were set up at `event_init` (`EventBox`
             // invariant). `destroy` runs in process context after the event
-            // left its PMU (`del` cancelled the timers, which only a callback
-            // that `del` interrupted may still be finishing), so these wait
-            // at most for such a callback; afterwards neither timer runs
-            // again, and the deferrable one cannot be re-armed.
-            unsafe { bindings::hrtimer_cancel((*b).timer.get()) };
-            // SAFETY: As above.
+            // left its PMU (after `del`, which set the state off), so a
+            // pending expiry or a running callback calls nothing and
+            // re-arms nothing; these wait for a running callback. The
+            // deferrable timer goes first: once shut down, nothing can arm
+            // it again; then the hrtimer, after which neither runs again.
             unsafe { bindings::timer_shutdown_sync((*b).idle_timer.get()) };
+            // SAFETY: As above.
+            unsafe { bindings::hrtimer_cancel((*b).timer.get()) };
         }
         // SAFETY: `pmu` is our PMU, whose `Inner<T>` is alive: the event holds
         // a reference on the module, and `Registration` frees `Inner<T>` only
@@ -145,8 +146,10 @@ impl<T: PmuDriver> Registration<T> {
         // SAFETY: The timer is a field of a live `EventBox<T>` (`destroy`
         // cancels it, waiting, before the box is freed), so `container_of`
         // yields the box, and its `event` is valid while the box lives. The
-        // timer is armed only by `Event::timer_start`, pinned to the CPU the
-        // event is scheduled on, and runs there in hard-interrupt context:
+        // timer is armed only by `Event::timer_start` and by the deferrable
+        // timer's callback (with interrupts off, the event scheduled on its
+        // CPU), pinned to the CPU the event is scheduled on, and runs there
+        // in hard-interrupt context:
         // never on another CPU than the scheduling callbacks, which is what
         // `Scheduled` states (they may nest, see its documentation). The
         // `armed` checks below keep the driver from being called, and the
@@ -183,10 +186,17 @@ impl<T: PmuDriver> Registration<T> {
             TimerRestart::Deferrable(d) => {
                 ev.event_box_armed().store(TIMER_DEFERRED, Relaxed);
                 // SAFETY: The deferrable timer was set up at `event_init`
-                // (`EventBox` invariant); it is pinned, so it is queued on
-                // this CPU, the event's.
-                unsafe { bindings::rpmu_timer_mod_ns(ev.event_box_idle_timer(), timer_ns(d)) };
-                bindings::hrtimer_restart_HRTIMER_NORESTART
+                // (`EventBox` invariant) and is shut down only by `destroy`.
+                if unsafe { bindings::rpmu_timer_mod_here(ev.event_box_idle_timer(), timer_ns(d)) }
+                {
+                    return bindings::hrtimer_restart_HRTIMER_NORESTART;
+                }
+                // It would not run in time on this CPU (see the helper):
+                // the hrtimer waits instead.
+                ev.event_box_armed().store(TIMER_HARD, Relaxed);
+                // SAFETY: As for `After`.
+                unsafe { bindings::rpmu_hrtimer_forward_now(timer.cast(), timer_ns(d)) };
+                bindings::hrtimer_restart_HRTIMER_RESTART
             }
         }
     }
@@ -202,13 +212,7 @@ impl<T: PmuDriver> Registration<T> {
         let flags = unsafe { bindings::rpmu_local_irq_save() };
         // SAFETY: As for `timer_callback`: the timer is a field of a live
         // `EventBox<T>` (`destroy` shuts it down, waiting, before the box is
-        // freed), and the box's `event` is valid while it lives. The timer
-        // is pinned and armed only from the event's timer callbacks on the
-        // CPU the event is scheduled on; `stop` and `del` disarm it there
-        // with interrupts disabled. With interrupts disabled here, neither
-        // runs during the driver's call below, nor does the hrtimer: what
-        // `Scheduled` states holds (the checks below make sure the event is
-        // still armed for this timer and scheduled on this CPU).
+        // freed), and the box's `event` is valid while it lives.
         let ev = unsafe {
             let b = kernel::container_of!(
                 timer.cast::<Opaque<bindings::timer_list>>(),
@@ -217,7 +221,18 @@ impl<T: PmuDriver> Registration<T> {
             );
             Event::<T>::from_raw((*b).event.as_ptr())
         };
-        if ev.event_box_armed().load(Relaxed) == TIMER_DEFERRED && ev.is_on_this_cpu() {
+        // The driver is called only if this timer is armed for it (not
+        // disarmed by `stop` or `del`, nor handed back to the hrtimer), the
+        // event is scheduled on this CPU, and no newer expiry is pending:
+        // this callback may have been delayed (preempted on PREEMPT_RT, or
+        // its vCPU by the hypervisor) while the event was stopped, started
+        // and its timer armed again. The state and `oncpu` change only on
+        // the event's CPU with interrupts disabled, as they are here, so
+        // neither the event's scheduling callbacks nor its hrtimer run
+        // during the driver's call: what `Scheduled` states holds.
+        // SAFETY: The timer is valid (above).
+        let pending = unsafe { bindings::rpmu_timer_pending(timer) };
+        if ev.event_box_armed().load(Relaxed) == TIMER_DEFERRED && ev.is_on_this_cpu() && !pending {
             let restart = ev.driver().timer(ev);
             if ev.event_box_armed().load(Relaxed) == TIMER_DEFERRED {
                 match restart {
@@ -235,7 +250,17 @@ impl<T: PmuDriver> Registration<T> {
                     TimerRestart::Deferrable(d) => {
                         // SAFETY: As in `timer_callback`; re-arming a timer
                         // from its own callback is allowed.
-                        unsafe { bindings::rpmu_timer_mod_ns(timer, timer_ns(d)) };
+                        if !unsafe { bindings::rpmu_timer_mod_here(timer, timer_ns(d)) } {
+                            ev.event_box_armed().store(TIMER_HARD, Relaxed);
+                            // SAFETY: As for `After` above.
+                            unsafe {
+                                bindings::rpmu_hrtimer_start(
+                                    ev.event_box_timer(),
+                                    timer_ns(d),
+                                    true,
+                                )
+                            };
+                        }
                     }
                 }
             }
@@ -317,20 +342,24 @@ impl<T: PmuDriver> Registration<T> {
         }
         // From here on the timer callbacks call nothing and do not re-arm.
         ev.event_box_armed().store(TIMER_OFF, Relaxed);
-        // SAFETY: The timer was set up at `event_init` (`EventBox`
-        // invariant) and lives until `destroy`. It is pinned to the CPU
-        // `start` ran on, which is this one (perf calls `add`, `stop` and
-        // `del` of an event on the CPU it is scheduled on), so its callback runs on no other CPU;
-        // if it is running here, this call is nested in it (a `stop` from
-        // perf's throttling, say), so waiting would never end: only try. The
-        // callback then sees `armed` false and does not re-arm.
-        unsafe { bindings::hrtimer_try_to_cancel(ev.event_box_timer()) };
-        // SAFETY: The deferrable timer was set up at `event_init` and lives
-        // until `destroy`. `timer_delete` does not wait for a running
-        // callback (which, pinned to this CPU, could only be one this call
-        // interrupted, before it disabled interrupts or after it enabled
-        // them again: it then finds the timer disarmed or has finished).
-        unsafe { bindings::timer_delete(ev.event_box_idle_timer()) };
+        // Not in NMI, where the hrtimer base's lock must not be taken (the
+        // timer then expires once more and does nothing).
+        // SAFETY: No precondition.
+        if !unsafe { bindings::rpmu_in_nmi() } {
+            // SAFETY: The timer was set up at `event_init` (`EventBox`
+            // invariant) and lives until `destroy`. It is pinned to the CPU
+            // `start` ran on, which is this one (perf calls `add`, `stop`
+            // and `del` of an event on the CPU it is scheduled on), so its
+            // callback runs on no other CPU; if it is running here, this
+            // call is nested in it (a `stop` from perf's throttling, say),
+            // so waiting would never end: only try. The callback then sees
+            // the state off and does not re-arm.
+            unsafe { bindings::hrtimer_try_to_cancel(ev.event_box_timer()) };
+        }
+        // The deferrable timer is not deleted: `stop` may run in NMI (perf's
+        // throttling of a group whose sampling member overflows there), where
+        // its base lock must not be taken. Still pending, it expires once,
+        // finds the state off and does nothing; it wakes no idle CPU.
     }
 
     /// `pmu::read`.

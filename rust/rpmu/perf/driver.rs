@@ -13,10 +13,11 @@ pub enum TimerRestart {
     /// Re-arm this long after the current expiry.
     After(Delta),
     /// Re-arm as a deferrable timer, which does not wake its CPU from idle:
-    /// it runs at the first tick of the event's CPU at least this long (and
-    /// at least a jiffy) from now, so up to a jiffy late while the CPU is
-    /// busy, and only once the CPU wakes for another reason while it is
-    /// idle. For polling what only fills while its CPU runs. The driver's
+    /// it runs at the first tick of the event's CPU at least this long from
+    /// now, so up to two jiffies late while the CPU is busy, and only once
+    /// the CPU wakes for another reason while it is idle (where it would
+    /// not run in time, on a `nohz_full` CPU say, the hrtimer waits
+    /// instead, as for [`TimerRestart::After`]). For polling what only fills while its CPU runs. The driver's
     /// `timer` then runs in soft-interrupt context with interrupts disabled,
     /// with the guarantees of [`Scheduled`](super::Scheduled), and returns
     /// which timer runs next.

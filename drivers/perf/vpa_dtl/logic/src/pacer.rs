@@ -28,7 +28,7 @@
 //! ([`Pacer::deferrable`]), which does not wake an idle CPU but runs at its
 //! first tick after the period. Under PAPR an idle vCPU's log grows only
 //! when the vCPU is dispatched, that is while it runs, and a running CPU's
-//! tick runs the timer at most a jiffy late; so the idle vCPU is left
+//! tick runs the timer at most two jiffies late; so the idle vCPU is left
 //! asleep, and a vCPU that turns busy is polled as before. A writer with
 //! bursts ([`Pacer::bursts_up_to`]) is not deferred, nor, for
 //! [`DEFER_HOLD`] polls, an event whose poll found the ring full (a CPU
