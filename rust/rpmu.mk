@@ -38,12 +38,12 @@ ccflags-y += -I$(rpmu-top)/rust/helpers
 export RPMU_GEN_DIR := $(abspath $(obj))
 
 rpmu-bindgen-types := perf_event|pmu|perf_event_sample_format|perf_event_state|perf_output_handle|perf_event_attr|\
-	attribute_group|device_attribute|attribute|hrtimer|hrtimer_restart|timer_list|\
+	attribute_group|device_attribute|attribute|hrtimer|hrtimer_restart|\
 	lppaca|dtl_entry|page|cpumask|resource|regmap|irqreturn|raw_spinlock
 rpmu-bindgen-fns := perf_pmu_register|perf_pmu_unregister|perf_aux_output_begin|\
 	perf_aux_output_end|perf_aux_output_flag|perf_aux_output_skip|perf_get_aux|\
 	perf_pmu_migrate_context|vunmap|\
-	hrtimer_cancel|hrtimer_try_to_cancel|timer_shutdown_sync|bitmap_print_to_pagebuf|\
+	hrtimer_cancel|hrtimer_try_to_cancel|bitmap_print_to_pagebuf|\
 	__cpuhp_setup_state|__cpuhp_remove_state|__cpuhp_state_add_instance|\
 	__cpuhp_state_remove_instance|anon_inode_getfile|fput|\
 	iounmap|fwnode_device_is_available|rpmu_.*

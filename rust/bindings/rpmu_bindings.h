@@ -17,7 +17,6 @@
 #include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/hrtimer.h>
-#include <linux/timer.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>

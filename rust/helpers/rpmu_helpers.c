@@ -9,9 +9,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
-#include <linux/jiffies.h>
 #include <linux/tick.h>
-#include <linux/timer.h>
 #include <linux/kmemleak.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
@@ -84,6 +82,34 @@ void rpmu_hrtimer_setup(struct hrtimer *timer,
 	hrtimer_setup(timer, fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 }
 
+/*
+ * A PMU event's timer (rust/rpmu/perf). On CLOCK_BOOTTIME, whose hard base
+ * the kernel's periodic timers (the tick, the scheduler's) do not use: a
+ * lazy expiry (rpmu_hrtimer_set_lazy) is queued by its late end, and is
+ * run at the first hrtimer interrupt after its early end only when it
+ * comes first in its base's queue.
+ */
+void rpmu_hrtimer_setup_event(struct hrtimer *timer,
+			      enum hrtimer_restart (*fn)(struct hrtimer *))
+{
+	hrtimer_setup(timer, fn, CLOCK_BOOTTIME, HRTIMER_MODE_REL_HARD);
+}
+
+/*
+ * From the timer's callback: expire at the first hrtimer interrupt of this
+ * CPU at least ns from now, and at the latest slack_ns later (U64_MAX: no
+ * latest, so the CPU is never woken for it; but on a nohz_full CPU, whose
+ * tick stops while it is busy, the early end).
+ */
+void rpmu_hrtimer_set_lazy(struct hrtimer *timer, u64 ns, u64 slack_ns)
+{
+	if (slack_ns == U64_MAX && tick_nohz_full_cpu(smp_processor_id()))
+		slack_ns = 0;
+	hrtimer_set_expires_range_ns(timer,
+				     ktime_add_ns(hrtimer_cb_get_time(timer), ns),
+				     min_t(u64, slack_ns, KTIME_MAX));
+}
+
 void rpmu_hrtimer_start(struct hrtimer *timer, u64 ns, bool pinned)
 {
 	hrtimer_start(timer, ns_to_ktime(ns),
@@ -92,57 +118,9 @@ void rpmu_hrtimer_start(struct hrtimer *timer, u64 ns, bool pinned)
 
 u64 rpmu_hrtimer_forward_now(struct hrtimer *timer, u64 ns)
 {
+	/* After a lazy expiry: forward from its early end, exactly. */
+	hrtimer_set_expires(timer, hrtimer_get_softexpires(timer));
 	return hrtimer_forward_now(timer, ns_to_ktime(ns));
-}
-
-void rpmu_timer_setup_deferrable(struct timer_list *timer,
-				 void (*fn)(struct timer_list *))
-{
-	timer_setup(timer, fn, TIMER_DEFERRABLE | TIMER_PINNED);
-}
-
-/*
- * Arms a pinned deferrable timer at least ns from now (it runs at a tick,
- * and `jiffies + n` is reached within n - 1 to n jiffies), on this CPU.
- * Returns false, with the timer not armed, where it would not run in time
- * on this CPU: a nohz_full CPU stops its tick while busy, and a timer whose
- * callback is still running elsewhere (on PREEMPT_RT, where that callback
- * runs in a preemptible thread) stays queued there.
- */
-bool rpmu_timer_mod_here(struct timer_list *timer, u64 ns)
-{
-	unsigned int cpu = smp_processor_id();
-
-	if (tick_nohz_full_cpu(cpu))
-		return false;
-	mod_timer(timer, jiffies + DIV_ROUND_UP(ns, TICK_NSEC) + 1);
-	if ((READ_ONCE(timer->flags) & TIMER_CPUMASK) == cpu)
-		return true;
-	timer_delete(timer);
-	return false;
-}
-
-bool rpmu_timer_pending(const struct timer_list *timer)
-{
-	return timer_pending(timer);
-}
-
-bool rpmu_in_nmi(void)
-{
-	return in_nmi();
-}
-
-unsigned long rpmu_local_irq_save(void)
-{
-	unsigned long flags;
-
-	local_irq_save(flags);
-	return flags;
-}
-
-void rpmu_local_irq_restore(unsigned long flags)
-{
-	local_irq_restore(flags);
 }
 
 /*

@@ -19,7 +19,6 @@
 
 struct attribute;
 struct hrtimer;
-struct timer_list;
 struct page;
 
 struct device;
@@ -34,13 +33,9 @@ void rpmu_hrtimer_start(struct hrtimer *timer, u64 ns, bool pinned);
 u64 rpmu_hrtimer_forward_now(struct hrtimer *timer, u64 ns);
 void rpmu_hrtimer_setup(struct hrtimer *timer,
 			enum hrtimer_restart (*fn)(struct hrtimer *));
-void rpmu_timer_setup_deferrable(struct timer_list *timer,
-				 void (*fn)(struct timer_list *));
-bool rpmu_timer_mod_here(struct timer_list *timer, u64 ns);
-bool rpmu_timer_pending(const struct timer_list *timer);
-bool rpmu_in_nmi(void);
-unsigned long rpmu_local_irq_save(void);
-void rpmu_local_irq_restore(unsigned long flags);
+void rpmu_hrtimer_setup_event(struct hrtimer *timer,
+			      enum hrtimer_restart (*fn)(struct hrtimer *));
+void rpmu_hrtimer_set_lazy(struct hrtimer *timer, u64 ns, u64 slack_ns);
 struct page *rpmu_virt_to_page(const void *addr);
 void *rpmu_vmap_pages(struct page **pages, unsigned int n);
 int rpmu_aux_register(void *priv, unsigned long tag);

@@ -36,9 +36,8 @@ pub(crate) struct VpaDtl {
     /// The boot timebase estimate's error bound (ticks).
     pub(crate) boot_tb_err: u64,
     mode: pacer::Mode,
-    /// Whether quiet waits use a deferrable timer (see
-    /// [`Pacer::deferrable`]).
-    defer_idle: bool,
+    /// Whether quiet waits are lazy (see [`Pacer::lazy`]).
+    lazy: bool,
     /// The ring each event allocates (when not sharing the kernel's).
     ring_size: RingSize,
     /// The hypervisor logs every dispatch whatever the enable mask, with no
@@ -50,8 +49,8 @@ pub(crate) struct VpaDtl {
 pub(crate) struct Setup {
     /// How the polling period is chosen.
     pub(crate) mode: pacer::Mode,
-    /// See [`VpaDtl::defer_idle`].
-    pub(crate) defer_idle: bool,
+    /// See [`VpaDtl::lazy`].
+    pub(crate) lazy: bool,
     /// The ring each event allocates.
     pub(crate) ring_size: RingSize,
     /// See [`VpaDtl::kinds_unlogged`].
@@ -67,7 +66,7 @@ impl VpaDtl {
             header: Header::new(boot_tb, tb_freq),
             boot_tb_err,
             mode: setup.mode,
-            defer_idle: setup.defer_idle,
+            lazy: setup.lazy,
             ring_size: setup.ring_size,
             kinds_unlogged: setup.kinds_unlogged,
         })
@@ -114,8 +113,7 @@ impl VpaDtl {
     /// ring as registered.
     fn pacer(&self, ev: &Event<Self>) -> Pacer {
         let ns = validate::period_ns(ev.sample_period(), false);
-        let p =
-            Pacer::new(ns, self.mode, ev.data().buf.entries() as u64).deferring(self.defer_idle);
+        let p = Pacer::new(ns, self.mode, ev.data().buf.entries() as u64).lazy_waits(self.lazy);
         if self.kinds_unlogged {
             p.bursts_up_to(KVM_BURST_PER_MS)
         } else {
@@ -332,12 +330,11 @@ impl PmuDriver for VpaDtl {
         // One hold of the reader's lock for the poll and the next period.
         let mut r = ev.data().reader.lock();
         let found = self.poll_locked(ev, &mut r, true).found;
-        let wait = r.pace(found);
-        if r.deferrable() {
-            // Quiet: a timer that leaves this CPU asleep while it idles.
-            TimerRestart::Deferrable(wait)
-        } else {
-            TimerRestart::After(wait)
+        let after = r.pace(found);
+        match r.lazy() {
+            // Quiet: a wait that leaves this CPU asleep while it idles.
+            Some(deadline) => TimerRestart::Lazy { after, deadline },
+            None => TimerRestart::After(after),
         }
     }
 

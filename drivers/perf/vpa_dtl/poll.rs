@@ -80,10 +80,13 @@ impl Reader {
         ns_delta(self.pacer.next(found))
     }
 
-    /// Whether the period [`Reader::pace`] returned may be waited with a
-    /// deferrable timer ([`Pacer::deferrable`]).
-    pub(crate) fn deferrable(&self) -> bool {
-        self.pacer.deferrable()
+    /// Whether the period [`Reader::pace`] returned may be waited lazily
+    /// (`Some`, with the wait's deadline, if any), as [`Pacer::lazy`] and
+    /// [`Pacer::lazy_deadline_ns`] say.
+    pub(crate) fn lazy(&self) -> Option<Option<Delta>> {
+        self.pacer
+            .lazy()
+            .then(|| self.pacer.lazy_deadline_ns().map(ns_delta))
     }
 }
 

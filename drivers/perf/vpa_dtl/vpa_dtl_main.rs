@@ -48,9 +48,9 @@ module! {
             default: true,
             description: "Adapt the polling period to the DTL fill level (default; 0: poll at the sample period)",
         },
-        defer_idle: bool {
+        lazy: bool {
             default: true,
-            description: "Wait for a quiet CPU with a deferrable timer, which does not wake it from idle (default; 0: an hrtimer)",
+            description: "Poll a quiet CPU at its own timer interrupts, without waking it (default; 0: always at the period)",
         },
         ring_kib: u32 {
             default: 0,
@@ -90,7 +90,7 @@ impl kernel::Module for VpaDtlModule {
         };
         let setup = pmu::Setup {
             mode,
-            defer_idle: module_parameters::defer_idle.value(),
+            lazy: module_parameters::lazy.value(),
             ring_size,
             kinds_unlogged: kvm,
         };

@@ -5,7 +5,7 @@
 
 use super::{
     aux,
-    event::{EventBox, TIMER_DEFERRED, TIMER_HARD, TIMER_OFF},
+    event::EventBox,
     event_init::EventInit,
     registration::{Inner, Registration},
     Capability, Event, EventFlags, PmuDriver, Process, Reading, TimerRestart, Txn,
@@ -63,8 +63,7 @@ impl<T: PmuDriver> Registration<T> {
             let b = KBox::try_pin_init(
                 try_pin_init!(EventBox::<T> {
                     timer: Opaque::zeroed(),
-                    idle_timer: Opaque::zeroed(),
-                    armed: Atomic::new(TIMER_OFF),
+                    armed: Atomic::new(false),
                     event: ptr,
                     data <- data,
                 }? Error),
@@ -80,13 +79,9 @@ impl<T: PmuDriver> Registration<T> {
             // check in perf_try_init_event fails).
             unsafe {
                 if T::HAS_TIMER {
-                    bindings::rpmu_hrtimer_setup(
+                    bindings::rpmu_hrtimer_setup_event(
                         (*b).timer.get().cast(),
                         Some(Self::timer_callback),
-                    );
-                    bindings::rpmu_timer_setup_deferrable(
-                        (*b).idle_timer.get(),
-                        Some(Self::idle_timer_callback),
                     );
                 }
                 (*event).pmu_private = b.cast();
@@ -108,15 +103,10 @@ impl<T: PmuDriver> Registration<T> {
         // box `event_init_callback` leaked (nothing else writes it).
         let b = unsafe { (*event).pmu_private.cast::<EventBox<T>>() };
         if T::HAS_TIMER {
-            // SAFETY: The timers were set up at `event_init` (`EventBox`
+            // SAFETY: The timer was set up at `event_init` (`EventBox`
             // invariant). `destroy` runs in process context after the event
-            // left its PMU (after `del`, which set the state off), so a
-            // pending expiry or a running callback calls nothing and
-            // re-arms nothing; these wait for a running callback. The
-            // deferrable timer goes first: once shut down, nothing can arm
-            // it again; then the hrtimer, after which neither runs again.
-            unsafe { bindings::timer_shutdown_sync((*b).idle_timer.get()) };
-            // SAFETY: As above.
+            // left its PMU (`del` cancelled the timer), so this waits at most
+            // for nothing; afterwards the timer cannot run again.
             unsafe { bindings::hrtimer_cancel((*b).timer.get()) };
         }
         // SAFETY: `pmu` is our PMU, whose `Inner<T>` is alive: the event holds
@@ -146,10 +136,8 @@ impl<T: PmuDriver> Registration<T> {
         // SAFETY: The timer is a field of a live `EventBox<T>` (`destroy`
         // cancels it, waiting, before the box is freed), so `container_of`
         // yields the box, and its `event` is valid while the box lives. The
-        // timer is armed only by `Event::timer_start` and by the deferrable
-        // timer's callback (with interrupts off, the event scheduled on its
-        // CPU), pinned to the CPU the event is scheduled on, and runs there
-        // in hard-interrupt context:
+        // timer is armed only by `Event::timer_start`, pinned to the CPU the
+        // event is scheduled on, and runs there in hard-interrupt context:
         // never on another CPU than the scheduling callbacks, which is what
         // `Scheduled` states (they may nest, see its documentation). The
         // `armed` checks below keep the driver from being called, and the
@@ -162,111 +150,32 @@ impl<T: PmuDriver> Registration<T> {
             );
             Event::<T>::from_raw((*b).event.as_ptr())
         };
-        // Stopped (`stop` or `del` ran, maybe nested in this very call), or
-        // the deferrable timer took over: the driver is not called, and the
-        // timer not re-armed.
-        if ev.event_box_armed().load(Relaxed) != TIMER_HARD {
+        // Stopped (`stop` or `del` ran, maybe nested in this very call):
+        // the driver is not called, and the timer not re-armed.
+        if !ev.event_box_armed().load(Relaxed) {
             return bindings::hrtimer_restart_HRTIMER_NORESTART;
         }
         let restart = ev.driver().timer(ev);
-        if ev.event_box_armed().load(Relaxed) != TIMER_HARD {
+        if !ev.event_box_armed().load(Relaxed) {
             return bindings::hrtimer_restart_HRTIMER_NORESTART;
         }
         match restart {
-            TimerRestart::Stop => {
-                ev.event_box_armed().store(TIMER_OFF, Relaxed);
-                bindings::hrtimer_restart_HRTIMER_NORESTART
-            }
+            TimerRestart::Stop => bindings::hrtimer_restart_HRTIMER_NORESTART,
             TimerRestart::After(d) => {
                 // SAFETY: Called from the timer's own callback, as
                 // hrtimer_forward_now() requires.
                 unsafe { bindings::rpmu_hrtimer_forward_now(timer.cast(), timer_ns(d)) };
                 bindings::hrtimer_restart_HRTIMER_RESTART
             }
-            TimerRestart::Deferrable(d) => {
-                ev.event_box_armed().store(TIMER_DEFERRED, Relaxed);
-                // SAFETY: The deferrable timer was set up at `event_init`
-                // (`EventBox` invariant) and is shut down only by `destroy`.
-                if unsafe { bindings::rpmu_timer_mod_here(ev.event_box_idle_timer(), timer_ns(d)) }
-                {
-                    return bindings::hrtimer_restart_HRTIMER_NORESTART;
-                }
-                // It would not run in time on this CPU (see the helper):
-                // the hrtimer waits instead.
-                ev.event_box_armed().store(TIMER_HARD, Relaxed);
-                // SAFETY: As for `After`.
-                unsafe { bindings::rpmu_hrtimer_forward_now(timer.cast(), timer_ns(d)) };
+            TimerRestart::Lazy { after, deadline } => {
+                let after = timer_ns(after);
+                let slack = deadline.map_or(u64::MAX, |d| timer_ns(d).saturating_sub(after));
+                // SAFETY: Called from the timer's own callback, which may
+                // set the expiry of the timer it restarts.
+                unsafe { bindings::rpmu_hrtimer_set_lazy(timer.cast(), after, slack) };
                 bindings::hrtimer_restart_HRTIMER_RESTART
             }
         }
-    }
-
-    /// The per-event deferrable timer callback, armed by a
-    /// [`TimerRestart::Deferrable`].
-    ///
-    /// # Safety
-    ///
-    /// `timer` must be the `idle_timer` field of a live `EventBox<T>`.
-    pub(super) unsafe extern "C" fn idle_timer_callback(timer: *mut bindings::timer_list) {
-        // SAFETY: Interrupts are restored below, before returning.
-        let flags = unsafe { bindings::rpmu_local_irq_save() };
-        // SAFETY: As for `timer_callback`: the timer is a field of a live
-        // `EventBox<T>` (`destroy` shuts it down, waiting, before the box is
-        // freed), and the box's `event` is valid while it lives.
-        let ev = unsafe {
-            let b = kernel::container_of!(
-                timer.cast::<Opaque<bindings::timer_list>>(),
-                EventBox<T>,
-                idle_timer
-            );
-            Event::<T>::from_raw((*b).event.as_ptr())
-        };
-        // The driver is called only if this timer is armed for it (not
-        // disarmed by `stop` or `del`, nor handed back to the hrtimer), the
-        // event is scheduled on this CPU, and no newer expiry is pending:
-        // this callback may have been delayed (preempted on PREEMPT_RT, or
-        // its vCPU by the hypervisor) while the event was stopped, started
-        // and its timer armed again. The state and `oncpu` change only on
-        // the event's CPU with interrupts disabled, as they are here, so
-        // neither the event's scheduling callbacks nor its hrtimer run
-        // during the driver's call: what `Scheduled` states holds.
-        // SAFETY: The timer is valid (above).
-        let pending = unsafe { bindings::rpmu_timer_pending(timer) };
-        if ev.event_box_armed().load(Relaxed) == TIMER_DEFERRED && ev.is_on_this_cpu() && !pending {
-            let restart = ev.driver().timer(ev);
-            if ev.event_box_armed().load(Relaxed) == TIMER_DEFERRED {
-                match restart {
-                    TimerRestart::Stop => ev.event_box_armed().store(TIMER_OFF, Relaxed),
-                    TimerRestart::After(d) => {
-                        ev.event_box_armed().store(TIMER_HARD, Relaxed);
-                        // SAFETY: The hrtimer was set up at `event_init`
-                        // (`EventBox` invariant) and is not running (it
-                        // was not armed for it, and interrupts are off);
-                        // pinned to this CPU, the event's.
-                        unsafe {
-                            bindings::rpmu_hrtimer_start(ev.event_box_timer(), timer_ns(d), true)
-                        };
-                    }
-                    TimerRestart::Deferrable(d) => {
-                        // SAFETY: As in `timer_callback`; re-arming a timer
-                        // from its own callback is allowed.
-                        if !unsafe { bindings::rpmu_timer_mod_here(timer, timer_ns(d)) } {
-                            ev.event_box_armed().store(TIMER_HARD, Relaxed);
-                            // SAFETY: As for `After` above.
-                            unsafe {
-                                bindings::rpmu_hrtimer_start(
-                                    ev.event_box_timer(),
-                                    timer_ns(d),
-                                    true,
-                                )
-                            };
-                        }
-                    }
-                }
-            }
-        }
-        // SAFETY: `flags` is what `rpmu_local_irq_save` returned above.
-        unsafe { bindings::rpmu_local_irq_restore(flags) };
     }
 
     /// `pmu::add`.
@@ -340,26 +249,16 @@ impl<T: PmuDriver> Registration<T> {
         if !T::HAS_TIMER {
             return;
         }
-        // From here on the timer callbacks call nothing and do not re-arm.
-        ev.event_box_armed().store(TIMER_OFF, Relaxed);
-        // Not in NMI, where the hrtimer base's lock must not be taken (the
-        // timer then expires once more and does nothing).
-        // SAFETY: No precondition.
-        if !unsafe { bindings::rpmu_in_nmi() } {
-            // SAFETY: The timer was set up at `event_init` (`EventBox`
-            // invariant) and lives until `destroy`. It is pinned to the CPU
-            // `start` ran on, which is this one (perf calls `add`, `stop`
-            // and `del` of an event on the CPU it is scheduled on), so its
-            // callback runs on no other CPU; if it is running here, this
-            // call is nested in it (a `stop` from perf's throttling, say),
-            // so waiting would never end: only try. The callback then sees
-            // the state off and does not re-arm.
-            unsafe { bindings::hrtimer_try_to_cancel(ev.event_box_timer()) };
-        }
-        // The deferrable timer is not deleted: `stop` may run in NMI (perf's
-        // throttling of a group whose sampling member overflows there), where
-        // its base lock must not be taken. Still pending, it expires once,
-        // finds the state off and does nothing; it wakes no idle CPU.
+        // From here on the timer callback calls nothing and does not re-arm.
+        ev.event_box_armed().store(false, Relaxed);
+        // SAFETY: The timer was set up at `event_init` (`EventBox`
+        // invariant) and lives until `destroy`. It is pinned to the CPU
+        // `start` ran on, which is this one (perf calls `add`, `stop` and
+        // `del` of an event on the CPU it is scheduled on), so its callback runs on no other CPU;
+        // if it is running here, this call is nested in it (a `stop` from
+        // perf's throttling, say), so waiting would never end: only try. The
+        // callback then sees `armed` false and does not re-arm.
+        unsafe { bindings::hrtimer_try_to_cancel(ev.event_box_timer()) };
     }
 
     /// `pmu::read`.

@@ -12,16 +12,24 @@ pub enum TimerRestart {
     Stop,
     /// Re-arm this long after the current expiry.
     After(Delta),
-    /// Re-arm as a deferrable timer, which does not wake its CPU from idle:
-    /// it runs at the first tick of the event's CPU at least this long from
-    /// now, so up to two jiffies late while the CPU is busy, and only once
-    /// the CPU wakes for another reason while it is idle (where it would
-    /// not run in time, on a `nohz_full` CPU say, the hrtimer waits
-    /// instead, as for [`TimerRestart::After`]). For polling what only fills while its CPU runs. The driver's
-    /// `timer` then runs in soft-interrupt context with interrupts disabled,
-    /// with the guarantees of [`Scheduled`](super::Scheduled), and returns
-    /// which timer runs next.
-    Deferrable(Delta),
+    /// Re-arm lazily: run at the first timer interrupt of the event's CPU
+    /// at least `after` from now, so that an idle CPU is not woken for it,
+    /// and at the latest `deadline` from now, when it is (`None`: no
+    /// deadline; on a `nohz_full` CPU, whose tick stops while it is busy,
+    /// `after` then). For polling what grows only while the CPU runs: a
+    /// busy CPU takes timer interrupts (its tick at least), and the timer
+    /// runs within a jiffy or so of `after`. It runs from an interrupt of
+    /// any hrtimer of the CPU, but not before an earlier-ending timer of the
+    /// same clock base (`CLOCK_BOOTTIME`, hard), so another user's timer
+    /// there can hold it up to its own expiry.
+    Lazy {
+        /// The earliest expiry, from now (at least [`MIN_TIMER_PERIOD`]).
+        ///
+        /// [`MIN_TIMER_PERIOD`]: super::MIN_TIMER_PERIOD
+        after: Delta,
+        /// The latest, from now, if any.
+        deadline: Option<Delta>,
+    },
 }
 
 /// A PMU transaction: perf schedules or reads a group of events as one
@@ -214,11 +222,9 @@ pub trait PmuDriver: Sized + Send + Sync + 'static {
     }
 
     /// Runs when the event's timer (see [`Event::timer_start`]) expires, in
-    /// hard-interrupt context on the event's CPU (or in soft-interrupt
-    /// context with interrupts disabled, after a
-    /// [`TimerRestart::Deferrable`]), while the event is started. Re-arms
-    /// it by returning [`TimerRestart::After`] or
-    /// [`TimerRestart::Deferrable`].
+    /// hard-interrupt context on the event's CPU, while the event is
+    /// started. Re-arms it by returning [`TimerRestart::After`] or
+    /// [`TimerRestart::Lazy`].
     fn timer(&self, _event: &Event<Self>) -> TimerRestart {
         build_error!(VTABLE_DEFAULT_ERROR)
     }

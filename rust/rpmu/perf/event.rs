@@ -33,9 +33,7 @@ pub trait Context: sealed::Sealed {}
 /// Perf calls the callbacks on the CPU the event is scheduled on, with
 /// interrupts disabled (and, but for the cases below, its context lock
 /// held); the timer is pinned to that CPU, runs in hard-interrupt context
-/// (or, deferred, in soft-interrupt context with interrupts disabled around
-/// the driver's call) and is stopped by the abstraction after `stop` and
-/// `del`. So they never
+/// and is stopped by the abstraction after `stop` and `del`. So they never
 /// run on two CPUs at once for one event, and the state they share
 /// (`hw.state`, `hw.idx`, the count, the CPU, the AUX transaction) is only
 /// touched from that CPU. They may nest there: perf's throttling calls
@@ -89,27 +87,13 @@ impl Context for Process {}
 #[pin_data]
 pub(super) struct EventBox<T: PmuDriver> {
     pub(super) timer: Opaque<bindings::hrtimer>,
-    /// The deferrable timer a [`TimerRestart::Deferrable`] arms.
-    ///
-    /// [`TimerRestart::Deferrable`]: super::TimerRestart::Deferrable
-    pub(super) idle_timer: Opaque<bindings::timer_list>,
-    /// Which of the two timers may call the driver and re-arm
-    /// ([`TIMER_OFF`], [`TIMER_HARD`] or [`TIMER_DEFERRED`]): set by
-    /// `Event::timer_start` and by the timer callbacks as they re-arm,
-    /// cleared after `stop` and `del`. Written only on the event's CPU with
-    /// interrupts disabled.
-    pub(super) armed: Atomic<u32>,
+    /// Set by `Event::timer_start`, cleared after `stop` and `del`: whether
+    /// the timer callback may call the driver and re-arm.
+    pub(super) armed: Atomic<bool>,
     pub(super) event: NonNull<bindings::perf_event>,
     #[pin]
     pub(super) data: T::EventData,
 }
-
-/// [`EventBox::armed`]: neither timer calls the driver.
-pub(super) const TIMER_OFF: u32 = 0;
-/// [`EventBox::armed`]: the hrtimer calls the driver.
-pub(super) const TIMER_HARD: u32 = 1;
-/// [`EventBox::armed`]: the deferrable timer calls the driver.
-pub(super) const TIMER_DEFERRED: u32 = 2;
 
 /// A perf event of a [`PmuDriver`]'s PMU, as seen from a callback that runs
 /// in context `C` ([`Scheduled`] unless said otherwise).
@@ -152,24 +136,9 @@ impl<T: PmuDriver, C: Context> Event<T, C> {
         self.event_box().timer.get()
     }
 
-    /// The event's deferrable timer.
-    pub(super) fn event_box_idle_timer(&self) -> *mut bindings::timer_list {
-        self.event_box().idle_timer.get()
-    }
-
-    /// Which of the event's timers may call the driver and re-arm.
-    pub(super) fn event_box_armed(&self) -> &Atomic<u32> {
+    /// Whether the event's timer may call the driver and re-arm.
+    pub(super) fn event_box_armed(&self) -> &Atomic<bool> {
         &self.event_box().armed
-    }
-
-    /// Whether perf has the event scheduled on the CPU this runs on
-    /// (`event->oncpu`, which perf core writes on that CPU with interrupts
-    /// disabled).
-    pub(super) fn is_on_this_cpu(&self) -> bool {
-        // SAFETY: The event is valid; `oncpu` is an aligned `int`, read
-        // whole by a volatile load (as C's `READ_ONCE`).
-        let oncpu = unsafe { core::ptr::read_volatile(&raw const (*self.raw()).oncpu) };
-        u32::try_from(oncpu).ok() == Some(u32::from(CpuId::current()))
     }
 
     fn event_box(&self) -> &EventBox<T> {
@@ -316,7 +285,9 @@ impl<T: PmuDriver> Event<T, Scheduled> {
     }
 
     /// Arms the event's timer to call [`PmuDriver::timer`] after `after` (at
-    /// least [`MIN_TIMER_PERIOD`]), on this CPU, in hard-interrupt context.
+    /// least [`MIN_TIMER_PERIOD`]), exactly, on this CPU, in hard-interrupt
+    /// context (the callback may re-arm it lazily, see
+    /// [`TimerRestart::Lazy`](super::TimerRestart::Lazy)).
     /// Re-arming a pending timer moves its expiry. After `stop` and `del`
     /// return, the abstraction disarms the timer (and cancels it unless
     /// `stop` ran nested in its expiry): the driver's `timer` is not called
@@ -327,9 +298,7 @@ impl<T: PmuDriver> Event<T, Scheduled> {
             build_error!("Event::timer_start needs PmuDriver::timer");
         }
         let ns = after.as_nanos().max(MIN_TIMER_PERIOD.as_nanos());
-        // A deferrable timer still pending then finds it not armed for it,
-        // and does nothing.
-        self.event_box().armed.store(TIMER_HARD, Relaxed);
+        self.event_box().armed.store(true, Relaxed);
         let t = self.event_box().timer.get();
         // SAFETY: By the `EventBox` invariant the timer was set up; it lives
         // as long as the box, and `destroy` cancels it before freeing. Pinned

@@ -73,16 +73,15 @@ fi
 if part idle; then
 	echo
 	echo "== wakeups with the event open and no DTL traffic (-c 1000000), and with perf's dummy event"
-	# idle NAME EVENT: perf record -a of EVENT for 2 s, the simulator
-	# loaded and writing nothing; only the recording is traced.
+	# idle NAME EVENT: perf record -a of EVENT for 10 s, without the
+	# simulator (whose own timer would wake the CPUs); only the recording
+	# is traced.
 	idle() {
-		insmod $M/dtl_sim.ko rate=0
 		trace_on
-		timeout 60 perf record -q -a -o /tmp/$1.data -e "$2" -c 1000000 -- sleep 2 >/dev/null 2>&1
+		timeout 60 perf record -q -a -o /tmp/$1.data -e "$2" -c 1000000 -- sleep 10 >/dev/null 2>&1
 		t=$(hrtimer_off)
 		w=$(wakeups_off)
-		rmmod dtl_sim
-		echo "BENCH vpa_dtl drv=$drv run=$1 sim=\"rate=0\" secs=2 cpus=$ncpu $t $w injected=0 captured=0 lost=0"
+		echo "BENCH vpa_dtl drv=$drv run=$1 sim=\"\" secs=10 cpus=$ncpu $t $w injected=0 captured=0 lost=0"
 	}
 	for r_rep in $(seq 1 "$REPS"); do
 		idle idle_$r_rep vpa_dtl/dtl_cede/

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! KUnit for what the abstraction guarantees at run time rather than by
-//! type: the event's timer (the hrtimer and the deferrable timer alike, with
-//! interrupts disabled) never runs once perf has stopped the event (the
+//! type: the event's timer (exact or lazy, with interrupts disabled) never
+//! runs once perf has stopped the event (the
 //! abstraction cancels it after `stop` and `del`, and after a failed `add`;
 //! the test PMU cancels nothing itself); guards of two `RawSpinLockIrq` locks may be dropped in
 //! either order without interrupts coming back on under a held lock; an
@@ -42,15 +42,15 @@ static FIRED_STOPPED: Atomic<u32> = Atomic::new(0);
 /// fails.
 const FAILING_ADD: u64 = 2;
 
-/// The config of a [`TimerPmu`] event whose timer alternates between the
-/// deferrable timer and the hrtimer.
-const DEFERRING: u64 = 3;
+/// The config of a [`TimerPmu`] event whose timer cycles through a lazy
+/// wait with a deadline, one without, and an exact one.
+const LAZY: u64 = 3;
 
-/// Whether the last [`DEFERRING`] expiry asked for the deferrable timer.
-static ASKED_DEFERRED: Atomic<bool> = Atomic::new(false);
+/// Expiries of a [`LAZY`] event.
+static LAZY_STEP: Atomic<u32> = Atomic::new(0);
 
-/// Expiries of the deferrable timer.
-static FIRED_DEFERRED: Atomic<u32> = Atomic::new(0);
+/// Expiries after a lazy wait without a deadline.
+static FIRED_LAZY: Atomic<u32> = Atomic::new(0);
 
 /// Expiries seen with interrupts enabled: must stay 0.
 static FIRED_IRQS_ON: Atomic<u32> = Atomic::new(0);
@@ -109,16 +109,22 @@ impl PmuDriver for TimerPmu {
         if !irqs_disabled() {
             FIRED_IRQS_ON.add(1, Relaxed);
         }
-        if *ev.data() != DEFERRING {
+        if *ev.data() != LAZY {
             return TimerRestart::After(Delta::from_micros(100));
         }
-        // Alternately: the deferrable timer, then the hrtimer.
-        if ASKED_DEFERRED.xchg(false, Relaxed) {
-            FIRED_DEFERRED.add(1, Relaxed);
-            TimerRestart::After(Delta::from_micros(100))
-        } else {
-            ASKED_DEFERRED.store(true, Relaxed);
-            TimerRestart::Deferrable(Delta::from_millis(1))
+        match LAZY_STEP.fetch_add(1, Relaxed) % 3 {
+            0 => TimerRestart::Lazy {
+                after: Delta::from_millis(1),
+                deadline: Some(Delta::from_millis(2)),
+            },
+            1 => TimerRestart::Lazy {
+                after: Delta::from_millis(1),
+                deadline: None,
+            },
+            _ => {
+                FIRED_LAZY.add(1, Relaxed);
+                TimerRestart::After(Delta::from_micros(100))
+            }
         }
     }
 
@@ -195,20 +201,20 @@ mod cases {
     }
 
     #[test]
-    fn deferrable_timer_runs_like_the_hrtimer() {
-        let r = timer_pmu(c"rpmu_kunit_defer");
+    fn lazy_timer_runs_like_the_exact_one() {
+        let r = timer_pmu(c"rpmu_kunit_lazy");
         let cpu = CpuId::from_u32(0).unwrap_or_else(CpuId::current);
-        let ev = KernelCounter::new(r.pmu_type(), DEFERRING, cpu).expect("open");
+        let ev = KernelCounter::new(r.pmu_type(), LAZY, cpu).expect("open");
         fsleep(Delta::from_millis(100));
-        // Both timers ran, each handing over to the other, always with
-        // interrupts disabled.
-        assert!(FIRED_DEFERRED.load(Relaxed) > 1);
-        assert!(FIRED.load(Relaxed) > FIRED_DEFERRED.load(Relaxed));
+        // The lazy waits ended, with a deadline and without (at a timer
+        // interrupt of the CPU: its tick, or the deadline's own), always
+        // with interrupts disabled.
+        assert!(FIRED_LAZY.load(Relaxed) > 1);
         assert_eq!(FIRED_IRQS_ON.load(Relaxed), 0);
         ev.disable();
         let after_stop = FIRED.load(Relaxed);
         fsleep(Delta::from_millis(30));
-        // Neither timer runs once the event is stopped.
+        // No expiry once the event is stopped, lazy or not.
         assert_eq!(FIRED.load(Relaxed), after_stop);
         assert_eq!(FIRED_STOPPED.load(Relaxed), 0);
         drop(ev);

@@ -23,17 +23,20 @@
 //! there: traffic already flowing when the event starts is not overrun by a
 //! first long period.
 //!
-//! Deferred: a poll that leaves the adaptive period at its longest, having
-//! found at most [`Pacer::quiet`] entries, asks for a deferrable timer
-//! ([`Pacer::deferrable`]), which does not wake an idle CPU but runs at its
-//! first tick after the period. Under PAPR an idle vCPU's log grows only
-//! when the vCPU is dispatched, that is while it runs, and a running CPU's
-//! tick runs the timer at most two jiffies late; so the idle vCPU is left
-//! asleep, and a vCPU that turns busy is polled as before. A writer with
-//! bursts ([`Pacer::bursts_up_to`]) is not deferred, nor, for
-//! [`DEFER_HOLD`] polls, an event whose poll found the ring full (a CPU
-//! whose log grew while no tick ran, say woken by interrupts only under
-//! `NO_HZ`).
+//! Lazy: a poll that leaves the adaptive period at its longest, having
+//! found at most [`Pacer::quiet`] entries, asks for a lazy wait
+//! ([`Pacer::lazy`]): the next poll runs at the CPU's first timer interrupt
+//! after the period, and the CPU is not woken for it. Under PAPR a ceded
+//! vCPU's log grows only when the vCPU is dispatched again, that is when it
+//! wakes, and a CPU that runs takes timer interrupts (its tick at least);
+//! so an idle vCPU is left asleep, and a vCPU that turns busy is polled
+//! within a tick of the period. The wait has no deadline after a poll that
+//! found at most one entry (the one dispatch a wakeup of the vCPU logs), and
+//! otherwise [`LAZY_DEADLINE`] periods ([`Pacer::lazy_deadline_ns`]): a vCPU
+//! whose log grows while it takes no timer interrupt (woken by device
+//! interrupts only, under `NO_HZ`) is still polled before its ring can
+//! fill. A writer with bursts ([`Pacer::bursts_up_to`]) gets no lazy wait,
+//! nor, for [`LAZY_HOLD`] polls, an event whose poll found the ring full.
 //!
 //! Its limit: after a quiet stretch the period is up to [`MAX_FACTOR`]
 //! event periods, and a vCPU that turns busy at once can write more than a
@@ -44,9 +47,13 @@
 /// The longest period, in event periods: a vCPU without DTL traffic is woken
 /// this many times less often.
 pub const MAX_FACTOR: u64 = 16;
-/// Polls after one that found the ring full during which no wait is
-/// deferred.
-pub const DEFER_HOLD: u32 = 64;
+/// Polls after one that found the ring full during which no wait is lazy.
+pub const LAZY_HOLD: u32 = 64;
+/// The deadline of a lazy wait after a poll that found more than one entry,
+/// in periods: at the rate that poll found (at most an eighth of the ring a
+/// period), the ring is at most half full by then, even if the CPU took no
+/// timer interrupt meanwhile.
+pub const LAZY_DEADLINE: u64 = 4;
 /// The shortest period, as a fraction of the event's.
 pub const MIN_DIVISOR: u64 = 16;
 /// The shortest period at all, in ns: the event period's own floor.
@@ -74,12 +81,14 @@ pub struct Pacer {
     /// The longest adaptive period the writer's bursts allow (see
     /// [`Pacer::bursts_up_to`]).
     burst_cap_ns: u64,
-    /// Whether quiet waits may be deferred ([`Pacer::deferring`]).
-    defer: bool,
-    /// Polls left before a wait may be deferred again.
+    /// Whether quiet waits may be lazy ([`Pacer::lazy_waits`]).
+    lazy_ok: bool,
+    /// Polls left before a wait may be lazy again.
     hold: u32,
-    /// Whether the wait [`Pacer::next`] returned last may be deferred.
-    deferrable: bool,
+    /// Whether the wait [`Pacer::next`] returned last may be lazy.
+    lazy: bool,
+    /// Entries the last poll found.
+    last_found: u64,
 }
 
 impl Pacer {
@@ -92,9 +101,10 @@ impl Pacer {
             adaptive: mode == Mode::Adaptive,
             ring,
             burst_cap_ns: u64::MAX,
-            defer: true,
+            lazy_ok: true,
             hold: 0,
-            deferrable: false,
+            lazy: false,
+            last_found: 0,
         };
         p.cur_ns = p.min_ns();
         p
@@ -116,19 +126,25 @@ impl Pacer {
         self
     }
 
-    /// The same pacer, deferring quiet waits or not (the module's
-    /// `defer_idle` parameter; see [`Pacer::deferrable`]).
-    pub fn deferring(mut self, defer: bool) -> Self {
-        self.defer = defer;
+    /// The same pacer, with lazy waits or not (the module's `lazy`
+    /// parameter; see [`Pacer::lazy`]).
+    pub fn lazy_waits(mut self, on: bool) -> Self {
+        self.lazy_ok = on;
         self
     }
 
-    /// Whether the wait [`Pacer::next`] returned last may be a deferrable
-    /// timer's: adaptive, quiet waits deferred, no bursty writer, at the
-    /// longest period after a quiet poll, and no full ring in the last
-    /// [`DEFER_HOLD`] polls.
-    pub fn deferrable(&self) -> bool {
-        self.deferrable
+    /// Whether the wait [`Pacer::next`] returned last may be lazy:
+    /// adaptive, lazy waits on, no bursty writer, at the longest period
+    /// after a quiet poll, and no full ring in the last [`LAZY_HOLD`]
+    /// polls.
+    pub fn lazy(&self) -> bool {
+        self.lazy
+    }
+
+    /// The deadline of a lazy wait, in ns: none after a poll that found at
+    /// most one entry, else [`LAZY_DEADLINE`] periods.
+    pub fn lazy_deadline_ns(&self) -> Option<u64> {
+        (self.last_found > 1).then(|| self.cur_ns.saturating_mul(LAZY_DEADLINE))
     }
 
     /// A poll that found at most this many entries (an eighth of the ring)
@@ -175,7 +191,7 @@ impl Pacer {
     /// period.
     pub fn next(&mut self, found: u64) -> u64 {
         self.hold = if found >= self.ring {
-            DEFER_HOLD
+            LAZY_HOLD
         } else {
             self.hold.saturating_sub(1)
         };
@@ -186,8 +202,9 @@ impl Pacer {
         } else {
             self.cur_ns
         };
-        self.deferrable = self.adaptive
-            && self.defer
+        self.last_found = found;
+        self.lazy = self.adaptive
+            && self.lazy_ok
             && self.burst_cap_ns == u64::MAX
             && found <= self.quiet()
             && self.cur_ns == self.max_ns()

@@ -444,37 +444,45 @@ pub fn pacing() -> Result<(), Failure> {
         let n = p.next(found);
         check((p.min_ns()..=p.max_ns()).contains(&n), "bounds")?;
     }
-    // Deferred waits: only at the longest period after a quiet poll.
+    // Lazy waits: only at the longest period after a quiet poll.
     let mut p = Pacer::new(MS, Mode::Adaptive, R);
     p.next(0);
-    check(!p.deferrable(), "not deferred below the longest period")?;
+    check(!p.lazy(), "not lazy below the longest period")?;
+    check(steady(&mut p, 0, 10) == 16 * MS && p.lazy(), "idle: lazy")?;
+    check(p.lazy_deadline_ns().is_none(), "no entry: no deadline")?;
+    p.next(1);
     check(
-        steady(&mut p, 0, 10) == 16 * MS && p.deferrable(),
-        "idle: deferred",
+        p.lazy() && p.lazy_deadline_ns().is_none(),
+        "one entry: no deadline",
+    )?;
+    p.next(2);
+    check(
+        p.lazy() && p.lazy_deadline_ns() == Some(4 * 16 * MS),
+        "two entries: a deadline of 4 periods",
     )?;
     p.next(p.quiet() + 1);
-    check(!p.deferrable(), "a poll above quiet: not deferred")?;
+    check(!p.lazy(), "a poll above quiet: not lazy")?;
     p.next(0);
-    check(p.deferrable(), "quiet again at the longest: deferred")?;
+    check(p.lazy(), "quiet again at the longest: lazy")?;
     p.next(R);
     let mut held = 0;
-    while !p.deferrable() && held < 2 * pacer::DEFER_HOLD {
+    while !p.lazy() && held < 2 * pacer::LAZY_HOLD {
         p.next(0);
         held += 1;
     }
     check(
-        held == pacer::DEFER_HOLD,
-        "a full ring holds deferral for DEFER_HOLD polls",
+        held == pacer::LAZY_HOLD,
+        "a full ring holds lazy waits off for LAZY_HOLD polls",
     )?;
-    let mut p = Pacer::new(MS, Mode::Adaptive, R).deferring(false);
+    let mut p = Pacer::new(MS, Mode::Adaptive, R).lazy_waits(false);
     steady(&mut p, 0, 10);
-    check(!p.deferrable(), "defer_idle=0: never deferred")?;
+    check(!p.lazy(), "lazy=0: never lazy")?;
     let mut p = kvm;
     steady(&mut p, 0, 10);
-    check(!p.deferrable(), "bursts: never deferred")?;
+    check(!p.lazy(), "bursts: never lazy")?;
     let mut p = Pacer::new(MS, Mode::Fixed, R);
     steady(&mut p, 0, 10);
-    check(!p.deferrable(), "fixed: never deferred")?;
+    check(!p.lazy(), "fixed: never lazy")?;
     let mut p = Pacer::new(8 * MS, Mode::Fixed, R);
     check(p.current_ns() == 8 * MS, "fixed: starts at the period")?;
     for found in [0, 10, 42, 85, u64::MAX] {
