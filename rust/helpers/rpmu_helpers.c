@@ -116,6 +116,11 @@ void rpmu_hrtimer_start(struct hrtimer *timer, u64 ns, bool pinned)
 		      pinned ? HRTIMER_MODE_REL_PINNED_HARD : HRTIMER_MODE_REL_HARD);
 }
 
+bool rpmu_in_nmi(void)
+{
+	return in_nmi();
+}
+
 u64 rpmu_hrtimer_forward_now(struct hrtimer *timer, u64 ns)
 {
 	/* After a lazy expiry: forward from its early end, exactly. */

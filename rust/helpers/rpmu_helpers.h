@@ -36,6 +36,7 @@ void rpmu_hrtimer_setup(struct hrtimer *timer,
 void rpmu_hrtimer_setup_event(struct hrtimer *timer,
 			      enum hrtimer_restart (*fn)(struct hrtimer *));
 void rpmu_hrtimer_set_lazy(struct hrtimer *timer, u64 ns, u64 slack_ns);
+bool rpmu_in_nmi(void);
 struct page *rpmu_virt_to_page(const void *addr);
 void *rpmu_vmap_pages(struct page **pages, unsigned int n);
 int rpmu_aux_register(void *priv, unsigned long tag);

@@ -251,13 +251,22 @@ impl<T: PmuDriver> Registration<T> {
         }
         // From here on the timer callback calls nothing and does not re-arm.
         ev.event_box_armed().store(false, Relaxed);
+        // Not in NMI (perf's throttling can stop a group from the overflow
+        // of a member that samples there), where the hrtimer base's lock
+        // must not be taken: the timer then expires once more and does
+        // nothing.
+        // SAFETY: No precondition.
+        if unsafe { bindings::rpmu_in_nmi() } {
+            return;
+        }
         // SAFETY: The timer was set up at `event_init` (`EventBox`
         // invariant) and lives until `destroy`. It is pinned to the CPU
         // `start` ran on, which is this one (perf calls `add`, `stop` and
-        // `del` of an event on the CPU it is scheduled on), so its callback runs on no other CPU;
-        // if it is running here, this call is nested in it (a `stop` from
-        // perf's throttling, say), so waiting would never end: only try. The
-        // callback then sees `armed` false and does not re-arm.
+        // `del` of an event on the CPU it is scheduled on), so its callback
+        // runs on no other CPU; if it is running here, this call is nested
+        // in it (a `stop` from perf's throttling, say), so waiting would
+        // never end: only try. The callback then sees `armed` false and
+        // does not re-arm.
         unsafe { bindings::hrtimer_try_to_cancel(ev.event_box_timer()) };
     }
 
