@@ -21,7 +21,8 @@ if ! command -v gnuplot >/dev/null; then
 	retry 3 $SUDO apt-get install -y -q --no-install-recommends gnuplot-nox >/dev/null
 fi
 reps=${BENCH_REPS:-3}
-guest_env="RPMU_BENCH=1 BENCH_REPS=$reps"
+# BENCH_PARTS (vpa_dtl: a subset of cost,idle,sweep,burst) is passed on.
+guest_env="RPMU_BENCH=1 BENCH_REPS=$reps${BENCH_PARTS:+ BENCH_PARTS=$BENCH_PARTS}"
 # Guest time counts guest instructions (one per nanosecond; idle time is
 # skipped): every figure is a deterministic instruction count, free of the
 # host's load and of TCG's translation and TLB costs.
