@@ -116,10 +116,12 @@ pub(crate) fn take_direct<T: PmuDriver>(
             off = off.saturating_add(len.saturating_mul(ring::ENTRY_SIZE));
         }
     }
-    let entry = |i: usize| buf.load_slot(seen.slot(i));
+    // The ring's base and size, read once for the loop.
+    let ring = buf.view();
+    let entry = |i: usize| ring.load_slot(seen.slot(i));
     let (fresh, last_tb) = entries::fresh_run(
         count,
-        |i| buf.timebase(seen.slot(i)).unwrap_or(0),
+        |i| ring.timebase(seen.slot(i)).unwrap_or(0),
         |i| match i.checked_sub(1) {
             None => entry(0) == Some(c.last_entry),
             Some(before) => entry(i) == entry(before),
@@ -154,8 +156,9 @@ pub(crate) fn take_general(buf: &DtlBuffer, c: &mut Cursor, seen: &Seen, b: &mut
     let span = &seen.span;
     let count = span.count as usize;
     let mut copied = true;
+    let ring = buf.view();
     for i in 0..count {
-        match buf.load_slot(seen.slot(i)) {
+        match ring.load_slot(seen.slot(i)) {
             Some(e) => entries::store(b, i, &e),
             None => copied = false,
         }
@@ -178,7 +181,7 @@ pub(crate) fn take_general(buf: &DtlBuffer, c: &mut Cursor, seen: &Seen, b: &mut
         let at = torn as usize;
         let lapped = entries::oldest_lapped(b, at, count);
         // Loaded again only if it was not already found torn.
-        let changed = !lapped && buf.load_slot(seen.slot(at)) != Some(entries::load(b, at));
+        let changed = !lapped && ring.load_slot(seen.slot(at)) != Some(entries::load(b, at));
         if lapped || changed || buf.published_index() != head_after {
             // `torn < span.count`: never saturates.
             torn = torn.saturating_add(1);

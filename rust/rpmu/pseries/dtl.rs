@@ -35,6 +35,7 @@ mod claim;
 mod geometry;
 mod mask;
 mod read;
+pub use read::RingView;
 mod types;
 pub use claim::MAX_CPUS;
 pub use geometry::{

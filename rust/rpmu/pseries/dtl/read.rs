@@ -7,23 +7,14 @@
 
 use super::{DtlBuffer, DTL_ENTRY_BYTES, DTL_ENTRY_WORDS};
 use crate::rpmu::io::SharedBytes;
-use core::ptr::NonNull;
+use core::{marker::PhantomData, ptr::NonNull};
 
 impl DtlBuffer {
     /// The timebase of the entry in ring slot `slot` (a volatile load of
     /// its big-endian word); `None` if the slot is outside the ring.
     #[inline]
     pub fn timebase(&self, slot: usize) -> Option<u64> {
-        if slot >= self.entries() {
-            return None;
-        }
-        // At most 1364 * 6 + 2 (`slot < entries`): never `None`.
-        let word = slot.checked_mul(DTL_ENTRY_WORDS)?.checked_add(2)?;
-        // SAFETY: `word` is word 2 of a slot inside the ring (checked above;
-        // `entries` slots fit in the ring), which is 8-byte aligned and
-        // allocated (invariants).
-        let w = unsafe { core::ptr::read_volatile(self.base().cast::<u64>().add(word)) };
-        Some(u64::from_be(w))
+        self.view().timebase(slot)
     }
 
     /// The `len` entries from ring slot `slot` on, as bytes the hypervisor
@@ -54,18 +45,65 @@ impl DtlBuffer {
     /// outside the ring.
     #[inline]
     pub fn load_slot(&self, slot: usize) -> Option<[u64; DTL_ENTRY_WORDS]> {
-        if slot >= self.entries() {
+        self.view().load_slot(slot)
+    }
+
+    /// The ring's base and size, read once, for a reader that reads many
+    /// slots (a poll): [`RingView::timebase`] and [`RingView::load_slot`]
+    /// then check each slot against that size only.
+    #[inline]
+    pub fn view(&self) -> RingView<'_> {
+        // INVARIANT: `entries` slots fit in the ring's memory at `base`
+        // (`DtlBuffer` invariant), which is allocated while `self` is
+        // borrowed; a later change of `entries` never exceeds that memory.
+        RingView {
+            base: self.base().cast::<u64>(),
+            entries: self.entries(),
+            _buf: PhantomData,
+        }
+    }
+}
+
+/// A DTL ring's base and size as read once (see [`DtlBuffer::view`]).
+///
+/// # Invariants
+///
+/// `entries` slots of [`DTL_ENTRY_WORDS`] words from `base`, which is
+/// 8-byte aligned, are allocated for `'a`.
+pub struct RingView<'a> {
+    base: *mut u64,
+    entries: usize,
+    _buf: PhantomData<&'a DtlBuffer>,
+}
+
+impl RingView<'_> {
+    /// As [`DtlBuffer::timebase`].
+    #[inline]
+    pub fn timebase(&self, slot: usize) -> Option<u64> {
+        if slot >= self.entries {
             return None;
         }
-        let src = self.base().cast::<u64>();
+        // At most 1364 * 6 + 2 (`slot < entries`): never `None`.
+        let word = slot.checked_mul(DTL_ENTRY_WORDS)?.checked_add(2)?;
+        // SAFETY: `word` is word 2 of a slot below `entries` (checked
+        // above), allocated and aligned (invariant).
+        let w = unsafe { core::ptr::read_volatile(self.base.add(word)) };
+        Some(u64::from_be(w))
+    }
+
+    /// As [`DtlBuffer::load_slot`].
+    #[inline]
+    pub fn load_slot(&self, slot: usize) -> Option<[u64; DTL_ENTRY_WORDS]> {
+        if slot >= self.entries {
+            return None;
+        }
         // At most 1364 * 6 (`slot < entries`): never `None`.
         let first = slot.checked_mul(DTL_ENTRY_WORDS)?;
         Some(core::array::from_fn(|w| {
-            // SAFETY: Word `w < DTL_ENTRY_WORDS` after word `first`, that is
-            // word `first + w`, is below `entries * DTL_ENTRY_WORDS`, within
-            // the ring (`entries` slots fit in it), which is 8-byte aligned
-            // and allocated (invariants).
-            unsafe { core::ptr::read_volatile(src.add(first).add(w)) }
+            // SAFETY: Word `first + w`, `w < DTL_ENTRY_WORDS`, lies in a slot
+            // below `entries` (checked above), allocated and aligned
+            // (invariant).
+            unsafe { core::ptr::read_volatile(self.base.add(first).add(w)) }
         }))
     }
 }
