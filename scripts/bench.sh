@@ -12,7 +12,7 @@ cd "$RPMU_TOP"
 start=$(date +%s)
 out=build/bench
 mkdir -p "$out"
-rm -f "$out"/*.log
+rm -f "$out"/*.log "$out"/*.prof
 "$RPMU_TOP/scripts/setup-host.sh"
 if ! command -v gnuplot >/dev/null; then
 	log "installing gnuplot-nox (the chart)"
@@ -29,10 +29,32 @@ guest_env="RPMU_BENCH=1 BENCH_REPS=$reps${BENCH_PARTS:+ BENCH_PARTS=$BENCH_PARTS
 export RPMU_QEMU_ARGS=${BENCH_QEMU_ARGS:--icount shift=0,sleep=off}
 
 kp=$("$RPMU_TOP/scripts/kernel.sh" ppc64le-bench)
-RPMU_KDIR=$kp RPMU_GUEST_TIMEOUT=3600 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_bench \
-	"$out/vpa_dtl-ours.log" "$guest_env VPA_DTL_ARGS=${BENCH_OURS_ARGS:-}"
-RPMU_KDIR=$kp RPMU_GUEST_TIMEOUT=3600 RPMU_C_REFERENCE=1 "$RPMU_TOP/tools/testing/run-guest.sh" ppc64le \
-	vpa_dtl_bench "$out/vpa_dtl-c.log" "$guest_env"
+guest_arch ppc64le
+# The drivers' own instructions, besides the tracepoint instrument's
+# figures: a QEMU plugin counts the guest instructions between the indirect
+# call of __hrtimer_run_queues() that runs each hrtimer callback and its
+# return (tools/testing/insn_profile), per run (the guest's sethostname(2)
+# marks). The vmlinux addresses come from the bench kernel.
+cargo "+$RUST_TOOLCHAIN" build --quiet --release -p insn-profile
+plugin=$RPMU_TOP/target/release/libinsn_profile.so
+addr() { awk -v s="$1" '$3 == s { print $1; exit }' "$kp/System.map"; }
+from=$(addr __hrtimer_run_queues)
+to=$(sort "$kp/System.map" | awk -v s="$from" '$1 > s { print $1; exit }')
+read -r call ret < <(timeout 60 "${cross}objdump" -d --no-show-raw-insn \
+	--start-address="0x$from" --stop-address="0x$to" "$kp/vmlinux" |
+	awk '/\tbctrl/ { c = $1; getline; print substr(c, 1, length(c) - 1), substr($1, 1, length($1) - 1); exit }')
+profile() { echo "$RPMU_QEMU_ARGS -plugin $plugin,call=$call,ret=$ret,mark=$(addr sys_sethostname),out=$1"; }
+guest_env_prof="$guest_env BENCH_PROFILE=1"
+RPMU_KDIR=$kp RPMU_GUEST_TIMEOUT=3600 RPMU_QEMU_ARGS=$(profile "$out/vpa_dtl-ours.prof") \
+	"$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_bench \
+	"$out/vpa_dtl-ours.log" "$guest_env_prof VPA_DTL_ARGS=${BENCH_OURS_ARGS:-}"
+RPMU_KDIR=$kp RPMU_GUEST_TIMEOUT=3600 RPMU_C_REFERENCE=1 RPMU_QEMU_ARGS=$(profile "$out/vpa_dtl-c.prof") \
+	"$RPMU_TOP/tools/testing/run-guest.sh" ppc64le vpa_dtl_bench "$out/vpa_dtl-c.log" "$guest_env_prof"
+for drv in ours c; do
+	cb=$(sed -n 's/^bench: driver [a-z]*, hrtimer callback \([^,]*\),.*/\1/p' "$out/vpa_dtl-$drv.log" | head -n 1)
+	python3 "$RPMU_TOP/tools/testing/insn_profile/report.py" --summary --drv "$drv" --callback "$cb" \
+		"$out/vpa_dtl-$drv.prof" "$kp/System.map" "$out/vpa_dtl-$drv.log" >"$out/vpa_dtl-$drv-own.log"
+done
 
 ka=$("$RPMU_TOP/scripts/kernel.sh" arm64-bench)
 v2=$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi

@@ -253,15 +253,6 @@ void rpmu_raw_spin_unlock_irq_enable(raw_spinlock_t *lock)
 	raw_spin_unlock_irq_enable(lock);
 }
 
-/*
- * A bulk copy out of memory another agent may write meanwhile (the DTL ring,
- * which the hypervisor writes): the kernel's memcpy, as the C drivers do.
- */
-void rpmu_memcpy(void *dst, const void *src, size_t n)
-{
-	memcpy(dst, src, n);
-}
-
 /* For locks taken only with interrupts disabled (rust/rpmu/sync.rs). */
 void rpmu_raw_spin_lock_irqs_off(raw_spinlock_t *lock)
 {

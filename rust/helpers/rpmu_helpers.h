@@ -60,7 +60,6 @@ void rpmu_raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags);
 void rpmu_raw_spin_lock_irq_disable(raw_spinlock_t *lock);
 bool rpmu_raw_spin_trylock_irq_disable(raw_spinlock_t *lock);
 void rpmu_raw_spin_unlock_irq_enable(raw_spinlock_t *lock);
-void rpmu_memcpy(void *dst, const void *src, size_t n);
 void rpmu_raw_spin_lock_irqs_off(raw_spinlock_t *lock);
 bool rpmu_raw_spin_trylock_irqs_off(raw_spinlock_t *lock);
 void rpmu_raw_spin_unlock_irqs_off(raw_spinlock_t *lock);

@@ -21,35 +21,36 @@ use kernel::{
     sync::atomic::{Atomic, Relaxed},
 };
 
-/// `len` bytes of memory that another agent (a hypervisor, a device) may
-/// write while the kernel reads them, such as the DTL ring the hypervisor
-/// logs into: they are copied as C copies them (the kernel's `memcpy`),
-/// never read as Rust values, so they need not be stable.
+/// `len` 8-byte words of memory that another agent (a hypervisor, a
+/// device) may write while the kernel reads them, such as the DTL ring the
+/// hypervisor logs into: they are read with volatile loads, one word at a
+/// time, as C's `READ_ONCE` reads them, never as Rust values, so they need
+/// not be stable.
 ///
-/// Only the owner of such memory makes one ([`SharedBytes::new`]); a
-/// consumer copies out of it
-/// ([`AuxWindow::copy_from`](crate::rpmu::perf::AuxWindow::copy_from)), and
-/// neither needs to know the other.
+/// Only the owner of such memory makes one ([`SharedWords::new`]); a
+/// consumer copies records out of it
+/// ([`AuxWindow::copy_records_while`](crate::rpmu::perf::AuxWindow::copy_records_while)),
+/// and neither needs to know the other.
 ///
 /// # Invariants
 ///
-/// `ptr` is valid for reads of `len` bytes for `'a`.
+/// `ptr` is 8-byte aligned and valid for reads of `len` words for `'a`.
 #[derive(Clone, Copy)]
-pub struct SharedBytes<'a> {
-    ptr: NonNull<u8>,
+pub struct SharedWords<'a> {
+    ptr: NonNull<u64>,
     len: usize,
-    _memory: PhantomData<&'a [u8]>,
+    _memory: PhantomData<&'a [u64]>,
 }
 
-impl<'a> SharedBytes<'a> {
-    /// The `len` bytes at `ptr`.
+impl<'a> SharedWords<'a> {
+    /// The `len` words at `ptr`.
     ///
     /// # Safety
     ///
-    /// `ptr` must be valid for reads of `len` bytes for `'a`, and the bytes
-    /// must not overlap any AUX area they may be copied into (they are
-    /// copied with `memcpy`). Another agent may write them meanwhile.
-    pub unsafe fn new(ptr: NonNull<u8>, len: usize) -> Self {
+    /// `ptr` must be 8-byte aligned and valid for reads of `len` words for
+    /// `'a`, and the words must not overlap any AUX area they may be copied
+    /// into. Another agent may write them meanwhile.
+    pub unsafe fn new(ptr: NonNull<u64>, len: usize) -> Self {
         // INVARIANT: The caller's guarantee.
         Self {
             ptr,
@@ -68,9 +69,9 @@ impl<'a> SharedBytes<'a> {
         self.len == 0
     }
 
-    /// The first byte, valid for reads of [`Self::len`] bytes for `'a`
-    /// (type invariant).
-    pub(in crate::rpmu) fn as_ptr(&self) -> *const u8 {
+    /// The first word, 8-byte aligned and valid for reads of [`Self::len`]
+    /// words for `'a` (type invariant).
+    pub(in crate::rpmu) fn as_ptr(&self) -> *const u64 {
         self.ptr.as_ptr()
     }
 }

@@ -14,7 +14,7 @@ use crate::{
         record, ring,
     },
     rpmu::{
-        perf::{AuxFlags, Event, PmuDriver},
+        perf::{AuxFlags, AuxOutput, Event, PmuDriver},
         pseries::dtl::{Displacement, DtlBuffer, Mode, Start},
     },
     take::{take_direct, take_general, Cursor, Seen},
@@ -34,6 +34,9 @@ pub(crate) struct Reader {
     cursor: Cursor,
     /// The polling period.
     pacer: Pacer,
+    /// Polls that wrote into the AUX transaction held open
+    /// ([`aux_plan::keep_open`]).
+    held_polls: u32,
     /// Where entries are copied and checked when the AUX area cannot take
     /// them all directly: as large as the ring.
     scratch: KVVec<u8>,
@@ -54,6 +57,7 @@ impl Reader {
                 concurrent: false,
             },
             pacer: Pacer::new(1_000_000, pacer::Mode::Fixed, ring::RING_ENTRIES),
+            held_polls: 0,
             scratch,
         })
     }
@@ -63,6 +67,7 @@ impl Reader {
         self.next = start.index;
         self.cursor.floor = start.timebase;
         self.flag_partial = false;
+        self.held_polls = 0;
         self.cursor.last_entry = [0; entries::WORDS];
         self.set_pacer(pacer);
     }
@@ -154,6 +159,7 @@ impl Reader {
         let cpu = u32::from(buf.cpu());
         if buf.is_displaced() {
             o.lost_foreign = self.count_foreign(buf);
+            self.end_held(ev);
             return o;
         }
         if live && !buf.logging_intact(mask) {
@@ -180,7 +186,7 @@ impl Reader {
         let ring_entries = buf.entries();
         let readable = ring::readable(ring_entries as u64, self.cursor.concurrent);
         let dispatches = buf.dispatch_count();
-        let head = buf.published_index();
+        let head = buf.index_before_reading();
         let Some(span) = ring::plan(self.next, head, readable) else {
             if buf.mode() == Mode::Own {
                 // What our ring held since the last poll is gone with the
@@ -196,9 +202,12 @@ impl Reader {
                 self.next = head;
             }
             flag_loss(ev);
+            self.held_polls = 0;
             return o;
         };
         if span.count == 0 && span.lost == 0 && !self.flag_partial {
+            // Quiet: what a held transaction has waits no longer.
+            self.end_held(ev);
             return o;
         }
         self.next = head;
@@ -219,49 +228,63 @@ impl Reader {
             start: span.first.checked_rem(ring_entries as u64).unwrap_or(0) as usize,
         };
 
-        // Entries go straight into the AUX area, after the header record's
-        // slot, when the space perf granted holds them all (and keeps one
-        // byte free, see `aux_plan`) and `take_direct` can check them in
-        // the ring; otherwise through the scratch buffer.
+        // The transaction held open since an earlier poll, or a new one. A
+        // gap before this poll's entries ends a held transaction first, so
+        // that the record flagged for it starts at the gap.
         let mut out = ev.aux_output_begin();
+        if span.lost > 0 || self.flag_partial {
+            out = restart(ev, out);
+        }
+        // Entries go straight into the AUX area (after the header record's
+        // slot in a new transaction) when the space perf granted holds them
+        // all (and keeps one byte free, see `aux_plan`) and `take_direct`
+        // can check them in the ring; otherwise through the scratch buffer.
+        let opened = out.as_ref().is_none_or(|o| o.written() == 0);
+        let at = if opened { ring::ENTRY_SIZE } else { 0 };
         let space = out.as_ref().map_or(0, |o| o.space());
         // `count <= ring`: never saturates. A saturated size would
         // exceed any space and take the scratch buffer.
         let direct = (span.count as usize)
-            .saturating_add(1)
-            .saturating_mul(ring::ENTRY_SIZE);
+            .saturating_mul(ring::ENTRY_SIZE)
+            .saturating_add(at);
         let mut done = None;
         if space > direct {
             if let Some(mut win) = out.as_mut().and_then(|o| o.reserve(direct)) {
-                if let Some(t) = take_direct(buf, &mut self.cursor, &seen, &mut win) {
-                    let plan = aux_plan::plan(space, t.pending as u64);
+                if let Some(t) = take_direct(buf, &mut self.cursor, &seen, &mut win, at) {
+                    let plan = plan(opened, space, t.pending as u64);
                     if plan.header {
                         win.write_words(0, &header.words);
                     }
                     win.keep(plan.bytes());
-                    done = Some((t, plan.entries, plan.dropped));
+                    done = Some((t, plan.entries, plan.dropped, opened));
                 }
             }
         }
-        let (t, written, lost_aux) = match done {
+        // `new_tx`: the poll opened the transaction it wrote into.
+        let (t, written, lost_aux, new_tx) = match done {
             Some(d) => d,
             None => {
                 let batch = &mut self.scratch[..];
                 let t = take_general(buf, &mut self.cursor, &seen, batch);
+                if t.torn > 0 {
+                    // Entries torn during the copy: a gap before the rest.
+                    out = restart(ev, out);
+                }
                 let pending = t.pending as u64;
+                let new_tx = out.as_ref().is_none_or(|o| o.written() == 0);
                 let (written, lost) = match out.as_mut() {
                     // No AUX area mapped, or perf found it full and disabled
                     // the event.
                     None => (0, pending),
                     Some(o) => {
-                        let plan = aux_plan::plan(o.space(), pending);
+                        let plan = plan(new_tx, o.space(), pending);
                         // `entries <= pending`, which the batch holds: never
                         // saturates (a saturated length is past the batch).
                         let body = batch
                             .get(..(plan.entries as usize).saturating_mul(ring::ENTRY_SIZE))
                             .unwrap_or(&[]);
-                        let ok = !plan.header
-                            || (o.write(&header.bytes).is_ok() && o.write(body).is_ok());
+                        let ok = (!plan.header || o.write(&header.bytes).is_ok())
+                            && o.write(body).is_ok();
                         if ok {
                             (plan.entries, plan.dropped)
                         } else {
@@ -269,7 +292,7 @@ impl Reader {
                         }
                     }
                 };
-                (t, written, lost)
+                (t, written, lost, new_tx)
             }
         };
 
@@ -289,6 +312,8 @@ impl Reader {
             self.foreign_head = head;
         }
         let partial = lost_overrun > 0 || self.flag_partial || buf.is_displaced();
+        // `head - next` (`ring::plan`): never saturates.
+        o.found = span.count.saturating_add(span.lost);
         if let Some(mut out) = out {
             if lost_aux > 0 {
                 out.set_flags(AuxFlags::TRUNCATED);
@@ -297,16 +322,46 @@ impl Reader {
                 out.set_flags(AuxFlags::PARTIAL);
                 self.flag_partial = false;
             }
-            out.commit();
+            // A new transaction counts from this poll.
+            let polls = if new_tx {
+                1
+            } else {
+                self.held_polls.saturating_add(1)
+            };
+            let hold = aux_plan::Hold {
+                live,
+                loss: partial || lost_aux > 0,
+                found: o.found,
+                quiet: self.pacer.quiet(),
+                ring: ring_entries as u64,
+                space: out.space(),
+                past_wakeup: out.past_wakeup(),
+                polls,
+            };
+            if aux_plan::keep_open(&hold) {
+                self.held_polls = polls;
+                out.hold();
+            } else {
+                self.held_polls = 0;
+                out.commit();
+            }
         }
         o.captured = written;
         o.lost_overrun = lost_overrun;
         o.torn = t.torn;
         o.lost_aux_full = lost_aux;
         o.filtered = t.filtered as u64;
-        // `head - next` (`ring::plan`): never saturates.
-        o.found = span.count.saturating_add(span.lost);
         o
+    }
+
+    /// Ends the AUX transaction an earlier poll held open, if any.
+    fn end_held<T: PmuDriver>(&mut self, ev: &Event<T>) {
+        if self.held_polls > 0 {
+            self.held_polls = 0;
+            if let Some(out) = ev.aux_output_begin() {
+                out.commit();
+            }
+        }
     }
 
     /// Another DTL user registered its buffer in place of ours (`Own`): its
@@ -343,10 +398,36 @@ impl Reader {
     }
 }
 
-/// Marks the AUX stream: an empty record flagged `PARTIAL`.
+/// Marks the AUX stream: an empty record flagged `PARTIAL` (after the
+/// transaction held open, if any, ends unflagged).
 fn flag_loss<T: PmuDriver>(ev: &Event<T>) {
-    if let Some(mut out) = ev.aux_output_begin() {
+    if let Some(mut out) = restart(ev, ev.aux_output_begin()) {
         out.set_flags(AuxFlags::PARTIAL);
         out.commit();
+    }
+}
+
+/// `out`, or, if it holds entries of earlier polls, a new transaction after
+/// it ends: a gap is flagged on the record that starts at it.
+fn restart<'a, T: PmuDriver>(
+    ev: &'a Event<T>,
+    out: Option<AuxOutput<'a, T>>,
+) -> Option<AuxOutput<'a, T>> {
+    match out {
+        Some(o) if o.written() > 0 => {
+            o.commit();
+            ev.aux_output_begin()
+        }
+        o => o,
+    }
+}
+
+/// The plan for `pending` entries in `space` bytes: with the header record
+/// first in a transaction just `opened`, entries only in one held open.
+fn plan(opened: bool, space: usize, pending: u64) -> aux_plan::AuxPlan {
+    if opened {
+        aux_plan::plan(space, pending)
+    } else {
+        aux_plan::plan_continued(space, pending)
     }
 }

@@ -47,20 +47,15 @@ impl Stats {
 
     /// Adds what a poll found (an atomic operation only for the figures
     /// that are not zero: a poll usually loses nothing).
+    #[inline]
     pub(crate) fn record(&self, o: &Outcome) {
-        for (count, n) in [
-            (&self.captured, o.captured),
-            (&self.lost_overrun, o.lost_overrun),
-            (&self.lost_aux_full, o.lost_aux_full),
-            (&self.lost_foreign, o.lost_foreign),
-            (&self.filtered, o.filtered),
-            (&self.torn, o.torn),
-            (&self.displaced, u64::from(o.displaced)),
-        ] {
-            if n > 0 {
-                count.add(n, Relaxed);
-            }
-        }
+        add(&self.captured, o.captured);
+        add(&self.lost_overrun, o.lost_overrun);
+        add(&self.lost_aux_full, o.lost_aux_full);
+        add(&self.lost_foreign, o.lost_foreign);
+        add(&self.filtered, o.filtered);
+        add(&self.torn, o.torn);
+        add(&self.displaced, u64::from(o.displaced));
     }
 
     /// Entries lost so far, for whatever reason (an event's value).
@@ -69,6 +64,14 @@ impl Stats {
             .load(Relaxed)
             .wrapping_add(self.lost_aux_full.load(Relaxed))
             .wrapping_add(self.lost_foreign.load(Relaxed))
+    }
+}
+
+/// Adds `n` to `count` unless it is zero.
+#[inline]
+fn add(count: &Atomic<u64>, n: u64) {
+    if n > 0 {
+        count.add(n, Relaxed);
     }
 }
 

@@ -87,10 +87,11 @@ fn note_writer(buf: &DtlBuffer, c: &mut Cursor, seen: &Seen, head_after: u64, to
     }
 }
 
-/// The common case: copies the span straight into the AUX window after the
-/// header record's slot, in one `memcpy` per run of slots, and checks the
-/// entries where they lie, in the ring (the AUX area is user space's to
-/// write). `None`, with the cursor unchanged and nothing kept, if the poll
+/// The common case: copies the span straight into the AUX window from byte
+/// `at` on (after the header record's slot in a new transaction), entry by
+/// entry, and checks each entry as it copies it, from the words it loaded
+/// from the ring (the AUX area is user space's to write); the copy stops at
+/// the first entry that is not fresh. `None`, with the cursor unchanged and nothing kept, if the poll
 /// needs [`take_general`]: kinds to drop, entries overwritten while they
 /// were copied, or a full ring (its oldest slot needs a second look). The
 /// entries checked are those copied: no slot of the span is written while
@@ -100,35 +101,58 @@ pub(crate) fn take_direct<T: PmuDriver>(
     c: &mut Cursor,
     seen: &Seen,
     win: &mut AuxWindow<'_, '_, T>,
+    at: usize,
 ) -> Option<Taken> {
     if seen.drop_kinds != 0 {
         return None;
     }
     let span = &seen.span;
     let count = span.count as usize;
-    let mut off = ring::ENTRY_SIZE;
-    let mut copied = true;
-    for (slot, len) in ring::runs(span.first, span.count, seen.ring as u64) {
-        if len > 0 {
-            copied &= buf.slots(slot, len).is_some_and(|b| win.copy_from(off, b));
-            // At most a ring and a header in: never saturates. A saturated
-            // offset would be past the window, where copies are refused.
-            off = off.saturating_add(len.saturating_mul(ring::ENTRY_SIZE));
-        }
-    }
-    // The ring's base and size, read once for the loop.
+    // The ring's base and size, read once for the poll; each run of slots
+    // is checked against the ring once, then copied entry by entry, each
+    // checked as it is copied (its words loaded once), up to the first
+    // entry that is not fresh.
     let ring = buf.view();
     let entry = |i: usize| ring.load_slot(seen.slot(i));
-    let (fresh, last_tb) = entries::fresh_run(
-        count,
-        |i| ring.timebase(seen.slot(i)).unwrap_or(0),
-        |i| match i.checked_sub(1) {
-            None => entry(0) == Some(c.last_entry),
-            Some(before) => entry(i) == entry(before),
-        },
-        c.floor,
-    );
-    let head_after = buf.published_index();
+    let same = |i: usize| match i.checked_sub(1) {
+        None => entry(0) == Some(c.last_entry),
+        Some(before) => entry(i) == entry(before),
+    };
+    let mut last_tb = c.floor;
+    let mut fresh: usize = 0;
+    let mut copied = true;
+    let mut off = at;
+    for (slot, len) in ring::runs(span.first, span.count, seen.ring as u64) {
+        if len == 0 {
+            continue;
+        }
+        let Some(src) = ring.slot_words(slot, len) else {
+            copied = false;
+            break;
+        };
+        let n = win.copy_records_while::<{ ring::ENTRY_WORDS }, { entries::TIMEBASE_WORD }>(
+            off,
+            src,
+            |k, tb| {
+                // Entry `fresh + k` of the span (at most a ring): exact.
+                let ok = entries::fresh_at(tb, last_tb, fresh.wrapping_add(k), same);
+                if ok {
+                    last_tb = tb;
+                }
+                ok
+            },
+        );
+        // At most a ring and a header in: never saturates.
+        off = off.saturating_add(n.saturating_mul(ring::ENTRY_SIZE));
+        fresh = fresh.saturating_add(n);
+        if n < len {
+            // An entry not fresh ended the copy, or the window did (it is
+            // sized for the span: never), which is a failed copy.
+            copied = win.len() >= off.saturating_add(ring::ENTRY_SIZE);
+            break;
+        }
+    }
+    let head_after = buf.index_after_reading();
     let torn = ring::torn(span, head_after, seen.readable);
     note_writer(buf, c, seen, head_after, torn);
     // Absolute indices are free-running: they wrap.
@@ -169,7 +193,7 @@ pub(crate) fn take_general(buf: &DtlBuffer, c: &mut Cursor, seen: &Seen, b: &mut
     // there but not yet published) or if it changed after we copied it: a
     // writer racing the copy, which PHYP's dispatch-time logging rules out
     // on this CPU.
-    let head_after = buf.published_index();
+    let head_after = buf.index_after_reading();
     let mut torn = if copied {
         ring::torn(span, head_after, seen.readable)
     } else {

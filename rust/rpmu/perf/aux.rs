@@ -13,13 +13,17 @@
 //! output flags.
 
 use super::{module_pin::ModulePin, Event, PmuDriver, Process};
-use crate::rpmu::{bindings, io::SharedBytes};
+use crate::rpmu::{bindings, io::SharedWords};
 use core::{
     any::TypeId,
+    cell::UnsafeCell,
     hash::{Hash, Hasher},
     ptr::NonNull,
 };
-use kernel::prelude::*;
+use kernel::{
+    prelude::*,
+    sync::atomic::{Acquire, Atomic, Relaxed, Release},
+};
 
 /// An AUX area mapped into one contiguous kernel buffer; unmapped on drop.
 ///
@@ -189,30 +193,160 @@ impl AuxFlags {
     pub const PARTIAL: Self = Self(bindings::PERF_AUX_FLAG_PARTIAL as u64);
 }
 
-/// An open AUX transaction (between `perf_aux_output_begin` and
-/// `perf_aux_output_end`). Committed by [`AuxOutput::commit`] or on drop.
+/// No transaction is open.
+const IDLE: i32 = 0;
+/// A transaction is open and held across callbacks; no [`AuxOutput`] uses it.
+const HELD: i32 = 1;
+/// An [`AuxOutput`] uses the slot (its transaction open, or being opened).
+const BUSY: i32 = 2;
+/// As [`BUSY`], and a `stop` nested in the callback that uses it asked for
+/// the transaction to end: the [`AuxOutput`] ends it instead of holding it.
+const BUSY_END: i32 = 3;
+
+/// The AUX transaction of one event: where [`AuxOutput`] keeps its
+/// `perf_output_handle`, and where [`AuxOutput::hold`] leaves it open from
+/// one callback of the event to the next. Part of the event's box.
 ///
 /// # Invariants
 ///
-/// `handle` was filled by a successful `perf_aux_output_begin` and has not
-/// been ended; `aux` is the `AuxBox<T>` perf returned for it. `written` never
-/// exceeds `handle.size`.
-pub struct AuxOutput<'a, T: PmuDriver> {
+/// - `state` is [`IDLE`], [`HELD`], [`BUSY`] or [`BUSY_END`], and `open` is
+///   accessed only on the event's CPU: while `BUSY` or `BUSY_END` by the one
+///   [`AuxOutput`] that set it so, while `HELD` by whoever moves `state` away
+///   from `HELD` with an atomic exchange (so by one of a callback and a
+///   callback nested in it, never both).
+/// - While `HELD`, `open.handle` was filled by a successful
+///   `perf_aux_output_begin` for the event and has not been ended, and
+///   `open.aux` is the `AuxBox<T>` that call returned.
+/// - A transaction is never `HELD` once `stop` or `del` has returned, nor
+///   after a failed `add`: [`AuxSlot::end_held`] ends it then.
+pub(super) struct AuxSlot<T: PmuDriver> {
+    state: Atomic<i32>,
+    open: UnsafeCell<Open<T>>,
+}
+
+/// An open transaction's C handle and what the abstraction tracks of it.
+struct Open<T: PmuDriver> {
     handle: bindings::perf_output_handle,
-    aux: &'a AuxBox<T>,
+    aux: *const AuxBox<T>,
+    /// Bytes written so far, at most `handle.size`.
     written: usize,
+    /// `PERF_AUX_FLAG_*` to set when the transaction ends.
     flags: u64,
 }
 
+impl<T: PmuDriver> AuxSlot<T> {
+    /// A slot with no transaction open.
+    pub(super) fn new() -> Self {
+        // INVARIANT: `IDLE`: nothing is open.
+        Self {
+            state: Atomic::new(IDLE),
+            open: UnsafeCell::new(Open {
+                handle: bindings::perf_output_handle::default(),
+                aux: core::ptr::null(),
+                written: 0,
+                flags: 0,
+            }),
+        }
+    }
+
+    /// Ends the transaction the driver held, if any: called by the
+    /// abstraction after `stop` and `del` return and after a failed `add`,
+    /// on the event's CPU. If the callback this one is nested in is using
+    /// the transaction (a `stop` from perf's throttling), that callback's
+    /// [`AuxOutput`] ends it instead of holding it, before the callback
+    /// returns.
+    pub(super) fn end_held(&self) {
+        match self.state.cmpxchg(HELD, BUSY, Acquire) {
+            Ok(_) => {
+                // SAFETY: `state` went from `HELD` to `BUSY` here: the slot
+                // is this call's, and its transaction is open (invariant).
+                unsafe { end(&mut *self.open.get()) };
+                // INVARIANT: Ended above.
+                self.state.store(IDLE, Release);
+            }
+            Err(BUSY) => {
+                // Fails only if the user ended it meanwhile: nothing to do.
+                let _ = self.state.cmpxchg(BUSY, BUSY_END, Relaxed);
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+/// Ends `open`'s transaction, setting its flags first.
+///
+/// # Safety
+///
+/// `open.handle` must be open (filled by a successful
+/// `perf_aux_output_begin` and not ended), and not be used again before a
+/// new `perf_aux_output_begin`.
+unsafe fn end<T: PmuDriver>(open: &mut Open<T>) {
+    // SAFETY: The handle is open (caller) and owns a reference on the
+    // buffer; ending it releases both, once.
+    unsafe {
+        if open.flags != 0 {
+            bindings::perf_aux_output_flag(&mut open.handle, open.flags);
+        }
+        bindings::perf_aux_output_end(&mut open.handle, open.written as c_ulong);
+    }
+}
+
+// SAFETY: `open` is accessed only on the event's CPU by the one party the
+// atomic `state` designates (type invariant); `Open` holds no reference
+// tied to a thread.
+unsafe impl<T: PmuDriver> Sync for AuxSlot<T> {}
+// SAFETY: As for `Sync`: the handle is not tied to the thread that opened it.
+unsafe impl<T: PmuDriver> Send for AuxSlot<T> {}
+
+/// An open AUX transaction (between `perf_aux_output_begin` and
+/// `perf_aux_output_end`), in use by one callback of its event. Ended by
+/// [`AuxOutput::commit`] or on drop; [`AuxOutput::hold`] keeps it open for
+/// the event's next callback instead.
+///
+/// # Invariants
+///
+/// `slot` is the event's [`AuxSlot`], in state `BUSY` or `BUSY_END`, set so
+/// by this value; its transaction is open, and `aux` is the `AuxBox<T>`
+/// that `perf_aux_output_begin` returned for it.
+pub struct AuxOutput<'a, T: PmuDriver> {
+    slot: &'a AuxSlot<T>,
+    aux: &'a AuxBox<T>,
+}
+
 impl<'a, T: PmuDriver> AuxOutput<'a, T> {
-    pub(super) fn begin(event: &'a Event<T>) -> Option<Self> {
-        let mut handle = bindings::perf_output_handle::default();
-        // SAFETY: `event` is an active event of our PMU; perf core checks
-        // that an AUX area is mapped and returns its private data.
-        let p = unsafe { bindings::perf_aux_output_begin(&mut handle, event.raw()) };
-        if p.is_null() {
+    /// Continues the transaction the event holds, or opens one.
+    pub(super) fn begin(event: &'a Event<T>, slot: &'a AuxSlot<T>) -> Option<Self> {
+        match slot.state.cmpxchg(HELD, BUSY, Acquire) {
+            Ok(_) => {
+                // SAFETY: `HELD` became `BUSY` here: the slot is ours, its
+                // transaction open and `aux` the box perf returned for it
+                // (invariant), which the open transaction's reference on the
+                // area keeps alive until it ends.
+                let aux = unsafe { &*(*slot.open.get()).aux };
+                // INVARIANT: As just said.
+                return Some(Self { slot, aux });
+            }
+            Err(IDLE) => {}
+            // The callback this one is nested in is using it: perf allows
+            // one transaction per event at a time.
+            Err(_) => return None,
+        }
+        // A nested callback may have taken and ended one meanwhile: only
+        // from `IDLE`.
+        if slot.state.cmpxchg(IDLE, BUSY, Acquire).is_err() {
             return None;
         }
+        // SAFETY: `state` is `BUSY`, set by this call: `open` is ours.
+        let open = unsafe { &mut *slot.open.get() };
+        // SAFETY: `event` is an active event of our PMU; perf core checks
+        // that an AUX area is mapped and returns its private data.
+        let p = unsafe { bindings::perf_aux_output_begin(&mut open.handle, event.raw()) };
+        if p.is_null() {
+            slot.state.store(IDLE, Release);
+            return None;
+        }
+        open.written = 0;
+        open.flags = 0;
         // SAFETY: `p` is only compared, not dereferenced.
         if !unsafe { bindings::rpmu_aux_is(p, tag::<T>()) } {
             // The ring's AUX area was set up by another PMU (the event's
@@ -220,44 +354,69 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
             // data is not ours to use. End the transaction, writing nothing.
             // SAFETY: The handle was opened by the successful begin above
             // and is ended once, here.
-            unsafe { bindings::perf_aux_output_end(&mut handle, 0) };
+            unsafe { end(open) };
+            slot.state.store(IDLE, Release);
             return None;
         }
+        open.aux = p.cast();
         // SAFETY: `p` is in the registry with `T`'s tag, so it is a live
         // `AuxBox<T>` made by `setup` (entries are erased before the box is
         // freed); the reference `begin` took on the AUX area keeps perf from
         // freeing it until the transaction ends.
         let aux = unsafe { &*p.cast::<AuxBox<T>>() };
-        // INVARIANT: begin succeeded; nothing written yet.
-        Some(Self {
-            handle,
-            aux,
-            written: 0,
-            flags: 0,
-        })
+        // INVARIANT: begin succeeded; the slot is `BUSY`, set here.
+        Some(Self { slot, aux })
+    }
+
+    #[inline]
+    fn open(&self) -> &Open<T> {
+        // SAFETY: The slot is `BUSY` or `BUSY_END`, set by this value (type
+        // invariant): its `open` is ours.
+        unsafe { &*self.slot.open.get() }
+    }
+
+    #[inline]
+    fn open_mut(&mut self) -> &mut Open<T> {
+        // SAFETY: As for `open`; `&mut self` makes the access unique.
+        unsafe { &mut *self.slot.open.get() }
     }
 
     /// The driver's state for this AUX area, for as long as the
-    /// transaction is open: [`Self::commit`] may drop the last reference
-    /// to the area.
+    /// transaction is in this callback's hands: [`Self::commit`] may drop
+    /// the last reference to the area.
     pub fn data(&self) -> &T::AuxData {
         &self.aux.data
     }
 
-    /// Bytes perf granted that are still free in this transaction. Zero in
-    /// snapshot mode, where perf grants no space accounting.
+    /// Bytes perf granted that are still free in this transaction.
     pub fn space(&self) -> usize {
-        // `written <= handle.size` (invariant): exact.
-        self.handle.size.saturating_sub(self.written)
+        let o = self.open();
+        // `written <= handle.size` (`Open`): exact.
+        o.handle.size.saturating_sub(o.written)
+    }
+
+    /// Bytes written in this transaction so far, in this callback and in
+    /// the earlier ones that held it: zero for a transaction just opened.
+    pub fn written(&self) -> usize {
+        self.open().written
+    }
+
+    /// Whether the data written reaches the AUX area's wakeup watermark
+    /// (`aux_watermark`): ending the transaction now wakes the reader.
+    pub fn past_wakeup(&self) -> bool {
+        let wakeup = self.open().handle.wakeup;
+        // Free-running offsets, compared as perf's are, with wrapping.
+        (self.position() as c_ulong).wrapping_sub(wakeup) as c_long >= 0
     }
 
     /// Offset from the start of the AUX session (perf's free-running
     /// `aux_head`) at which the next byte will land.
     fn position(&self) -> u64 {
+        let o = self.open();
         // SAFETY: For AUX handles perf core sets `head` (not `addr`).
-        let head = unsafe { self.handle.__bindgen_anon_2.head };
+        let head = unsafe { o.handle.__bindgen_anon_2.head };
         // Free-running, as perf's `aux_head` is: wraps.
-        (head as u64).wrapping_add(self.written as u64)
+        (head as u64).wrapping_add(o.written as u64)
     }
 
     /// Appends `bytes`, wrapping at the end of the buffer. Fails with
@@ -283,9 +442,10 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
             core::ptr::copy_nonoverlapping(bytes.as_ptr(), base.add(off), first);
             core::ptr::copy_nonoverlapping(bytes.as_ptr().add(first), base, rest);
         }
+        let o = self.open_mut();
         // `bytes.len() <= space`, so `written` stays within `handle.size`
-        // (invariant): never saturates.
-        self.written = self.written.saturating_add(bytes.len());
+        // (`Open`): never saturates.
+        o.written = o.written.saturating_add(bytes.len());
         Ok(())
     }
 
@@ -314,26 +474,44 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
 
     /// Marks the record with `flags`.
     pub fn set_flags(&mut self, flags: AuxFlags) {
-        self.flags |= flags.0;
+        self.open_mut().flags |= flags.0;
     }
 
-    /// Commits what was written, posting a `PERF_RECORD_AUX` (also posted,
-    /// empty, when flags are set). Returns the bytes committed.
+    /// Ends the transaction, posting a `PERF_RECORD_AUX` with what was
+    /// written in it (also posted, empty, when flags are set). Returns the
+    /// bytes committed.
     pub fn commit(self) -> usize {
-        self.written
+        self.written()
+    }
+
+    /// Leaves the transaction open, with what was written so far, for the
+    /// event's next callback, whose [`Event::aux_output_begin`] continues
+    /// it. Nothing written reaches user space until a callback commits the
+    /// transaction, so a driver commits when the reader should see the data
+    /// ([`Self::past_wakeup`], or an age of its choosing), when the space
+    /// runs short, and to flag a loss where it happened. The abstraction
+    /// commits a held transaction when `stop` or `del` returns (and after a
+    /// failed `add`), as perf requires before it frees or redirects the
+    /// area (`perf_pmu_output_stop()` stops the events writing to it).
+    pub fn hold(self) {
+        let this = core::mem::ManuallyDrop::new(self);
+        if this.slot.state.cmpxchg(BUSY, HELD, Release).is_err() {
+            // `BUSY_END`: a `stop` nested in this callback asked for the end.
+            // SAFETY: The slot is still ours (`BUSY_END`), its transaction
+            // open (type invariant), and `this` is not dropped.
+            unsafe { end(&mut *this.slot.open.get()) };
+            this.slot.state.store(IDLE, Release);
+        }
+        // INVARIANT: `HELD` with the transaction open, or ended and `IDLE`.
     }
 }
 
 impl<T: PmuDriver> Drop for AuxOutput<'_, T> {
     fn drop(&mut self) {
-        // SAFETY: By the type invariant the handle is open and owns a
-        // reference on the buffer; ending it releases both, exactly once.
-        unsafe {
-            if self.flags != 0 {
-                bindings::perf_aux_output_flag(&mut self.handle, self.flags);
-            }
-            bindings::perf_aux_output_end(&mut self.handle, self.written as c_ulong);
-        }
+        // SAFETY: By the type invariant the transaction is open and the slot
+        // ours; it is ended once, here, and the slot released.
+        unsafe { end(&mut *self.slot.open.get()) };
+        self.slot.state.store(IDLE, Release);
     }
 }
 
@@ -411,44 +589,117 @@ impl<T: PmuDriver> AuxWindow<'_, '_, T> {
         }
     }
 
-    /// Copies the bytes of `src` to byte offset `off` on, wrapping with the
-    /// buffer, with the kernel's `memcpy` (another agent may be writing
-    /// them); does nothing (and returns false) unless `off` is 8-byte
-    /// aligned and all of them are within the window.
-    pub fn copy_from(&mut self, off: usize, src: SharedBytes<'_>) -> bool {
-        let n = src.len();
-        let Some(at) = self.buf_offset(off) else {
-            return false;
+    /// Copies the `N`-word records of `src` (its whole records, in order)
+    /// from byte offset `off` on, wrapping with the buffer, for as long as
+    /// `keep` accepts them: it sees each record's index in `src` and its
+    /// word `KEY`, loaded as a big-endian value, before the record is
+    /// copied. Stops at the first
+    /// record refused, after the last one, or at the first one that would
+    /// not be all within the window; does nothing unless `off` is 8-byte
+    /// aligned and `KEY < N`. Returns how many were copied.
+    ///
+    /// This copies and checks in one pass what comes from memory another
+    /// agent writes (a firmware log), each word loaded once but the key,
+    /// where a `memcpy` and a second pass would load every record twice.
+    #[inline]
+    pub fn copy_records_while<const N: usize, const KEY: usize>(
+        &mut self,
+        off: usize,
+        src: SharedWords<'_>,
+        mut keep: impl FnMut(usize, u64) -> bool,
+    ) -> usize {
+        let Some(bytes) = N.checked_mul(8).filter(|_| KEY < N) else {
+            return 0;
         };
-        // `n > len - off` (`off < len`), as `off + n > len`; an end past
-        // `usize::MAX` is past the window too.
-        if off.checked_add(n).is_none_or(|end| end > self.len) {
-            return false;
-        }
+        let records = src.len() / N;
         let size = self.out.aux.buf.size;
         let base = self.out.aux.buf.base.as_ptr();
-        // `at < size` and `first <= n`: neither saturates.
-        let first = n.min(size.saturating_sub(at));
-        let rest = n.saturating_sub(first);
         let from = src.as_ptr();
-        // SAFETY: `[at, at + first)` and `[0, rest)` (`rest = n - first`)
-        // are within the `size`-byte mapping and, the window being at most
-        // `size` bytes, do not overlap; perf granted them to this
-        // transaction. `from` is valid for reads of `n = first + rest` bytes
-        // and does not overlap an AUX area (`SharedBytes` invariant); another
-        // agent may write them: the kernel's `memcpy` copies them as bytes.
-        unsafe {
-            bindings::rpmu_memcpy(base.add(at).cast(), from.cast(), first);
-            bindings::rpmu_memcpy(base.cast(), from.add(first).cast(), rest);
+        let mut off = off;
+        let mut n: usize = 0;
+        while n < records {
+            let Some(at) = self.buf_offset(off) else {
+                return n;
+            };
+            // Whole records left in the window, and before the end of the
+            // buffer (`off < len`, `at < size`: exact).
+            let in_window = self.len.saturating_sub(off) / bytes;
+            let before_end = size.saturating_sub(at) / bytes;
+            // `n < records`: exact.
+            let left = records.saturating_sub(n);
+            if in_window == 0 {
+                return n;
+            }
+            // Record `n` of `src`, `n < records`: within it.
+            let rec = from.wrapping_add(n.wrapping_mul(N));
+            if before_end == 0 {
+                // A record across the end of the buffer, word by word.
+                // SAFETY: Word `KEY < N` of record `n < records`, within
+                // `src` (invariant of `SharedWords`), which another agent
+                // may write: a volatile load.
+                let key = u64::from_be(unsafe { core::ptr::read_volatile(rec.wrapping_add(KEY)) });
+                if !keep(n, key) {
+                    return n;
+                }
+                let r: [u64; N] = core::array::from_fn(|w| {
+                    // SAFETY: As above, word `w < N`.
+                    unsafe { core::ptr::read_volatile(rec.wrapping_add(w)) }
+                });
+                self.write_words(off, &r);
+                n = n.wrapping_add(1);
+                off = off.wrapping_add(bytes);
+                continue;
+            }
+            let run = in_window.min(before_end).min(left);
+            let dst = base.wrapping_add(at).cast::<u64>();
+            for k in 0..run {
+                let s = rec.wrapping_add(k.wrapping_mul(N));
+                // SAFETY: Word `KEY` of record `n + k < records` (`k < run
+                // <= left`), within `src`: a volatile load, as above.
+                let key = u64::from_be(unsafe { core::ptr::read_volatile(s.wrapping_add(KEY)) });
+                let i = n.wrapping_add(k);
+                if !keep(i, key) {
+                    return i;
+                }
+                let d = dst.wrapping_add(k.wrapping_mul(N));
+                for w in 0..N {
+                    // SAFETY: Word `w < N` of record `n + k` of `src`, as
+                    // above; its destination is word `w` of the `k`-th
+                    // record from `at`, within the mapping (`k < run <=
+                    // before_end`) and the window (`k < in_window`), 8-byte
+                    // aligned (`at` is); perf granted this space to the
+                    // transaction, and user space does not read it before
+                    // commit.
+                    unsafe {
+                        d.wrapping_add(w)
+                            .write(core::ptr::read_volatile(s.wrapping_add(w)));
+                    }
+                }
+            }
+            // At most a window of records: neither wraps.
+            n = n.wrapping_add(run);
+            off = off.wrapping_add(run.wrapping_mul(bytes));
         }
-        true
+        n
     }
 
-    /// Keeps the first `n` bytes (at most [`Self::len`]) as written by the
-    /// transaction; the rest is left free.
+    /// The window's length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the window is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Keeps the first `n` bytes (at most the window's length) as written
+    /// by the transaction; the rest is left free.
     pub fn keep(self, n: usize) {
-        // INVARIANT: `len` is within the free space, so `written` stays
-        // within the space perf granted (and never saturates).
-        self.out.written = self.out.written.saturating_add(n.min(self.len));
+        let len = self.len;
+        let o = self.out.open_mut();
+        // `len` is within the free space, so `written` stays within the
+        // space perf granted (and never saturates).
+        o.written = o.written.saturating_add(n.min(len));
     }
 }

@@ -4,7 +4,7 @@
 //! pointers into the typed views of the driver's callback.
 
 use super::{
-    aux,
+    aux::{self, AuxSlot},
     event::EventBox,
     event_init::EventInit,
     registration::{Inner, Registration},
@@ -65,6 +65,7 @@ impl<T: PmuDriver> Registration<T> {
                     timer: Opaque::zeroed(),
                     armed: Atomic::new(false),
                     event: ptr,
+                    aux: AuxSlot::new(),
                     data <- data,
                 }? Error),
                 GFP_KERNEL,
@@ -195,6 +196,7 @@ impl<T: PmuDriver> Registration<T> {
                 // driver started must not outlive it.
                 // SAFETY: `ev` is valid (above), on the CPU `add` ran on.
                 unsafe { Self::timer_stop(ev) };
+                Self::aux_stop(ev);
                 return Err(e);
             }
             Ok(0)
@@ -212,6 +214,7 @@ impl<T: PmuDriver> Registration<T> {
         ev.driver().del(ev, EventFlags::from_raw(flags));
         // SAFETY: `ev` is valid (above).
         unsafe { Self::timer_stop(ev) };
+        Self::aux_stop(ev);
     }
 
     /// `pmu::start`.
@@ -236,6 +239,20 @@ impl<T: PmuDriver> Registration<T> {
         ev.driver().stop(ev, EventFlags::from_raw(flags));
         // SAFETY: `ev` is valid (above).
         unsafe { Self::timer_stop(ev) };
+        Self::aux_stop(ev);
+    }
+
+    /// Ends the AUX transaction the driver held ([`AuxOutput::hold`]) after
+    /// `stop`, `del` or a failed `add`: perf frees or redirects an AUX area
+    /// only after stopping the events that write to it
+    /// (`perf_pmu_output_stop()`, `ring_buffer_attach()`), and an event
+    /// leaves its CPU only through `del`.
+    ///
+    /// [`AuxOutput::hold`]: super::AuxOutput::hold
+    fn aux_stop(ev: &Event<T>) {
+        if T::HAS_SETUP_AUX {
+            ev.event_box_aux().end_held();
+        }
     }
 
     /// Cancels the event's timer after `stop` or `del`, so that it never

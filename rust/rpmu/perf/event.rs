@@ -3,7 +3,7 @@
 //! An event of a registered PMU, as the callbacks see it, and the contexts
 //! the callbacks run in.
 
-use super::{registration::Inner, AuxOutput, HwState, PmuDriver};
+use super::{aux::AuxSlot, registration::Inner, AuxOutput, HwState, PmuDriver};
 use crate::rpmu::bindings;
 use core::{marker::PhantomData, ptr::NonNull};
 use kernel::{
@@ -91,6 +91,8 @@ pub(super) struct EventBox<T: PmuDriver> {
     /// the timer callback may call the driver and re-arm.
     pub(super) armed: Atomic<bool>,
     pub(super) event: NonNull<bindings::perf_event>,
+    /// The event's AUX transaction, open or held ([`AuxOutput::hold`]).
+    pub(super) aux: AuxSlot<T>,
     #[pin]
     pub(super) data: T::EventData,
 }
@@ -134,6 +136,11 @@ impl<T: PmuDriver, C: Context> Event<T, C> {
     /// The event's timer, for the abstraction's own cancel.
     pub(super) fn event_box_timer(&self) -> *mut bindings::hrtimer {
         self.event_box().timer.get()
+    }
+
+    /// The event's AUX transaction, for the abstraction's end of a held one.
+    pub(super) fn event_box_aux(&self) -> &AuxSlot<T> {
+        &self.event_box().aux
     }
 
     /// Whether the event's timer may call the driver and re-arm.
@@ -306,9 +313,11 @@ impl<T: PmuDriver> Event<T, Scheduled> {
         unsafe { bindings::rpmu_hrtimer_start(t.cast(), ns as u64, true) }
     }
 
-    /// Opens an AUX transaction: `None` if the event has no AUX area mapped,
-    /// or perf found it full (in which case perf core has disabled the event).
+    /// Continues the AUX transaction this event holds
+    /// ([`AuxOutput::hold`]), or opens one: `None` if the event has no AUX
+    /// area mapped, perf found it full (in which case perf core has disabled
+    /// the event), or a callback this one is nested in has the transaction.
     pub fn aux_output_begin(&self) -> Option<AuxOutput<'_, T>> {
-        AuxOutput::begin(self)
+        AuxOutput::begin(self, &self.event_box().aux)
     }
 }

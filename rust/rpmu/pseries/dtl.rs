@@ -366,6 +366,28 @@ impl DtlBuffer {
         u64::from_be(raw)
     }
 
+    /// The published index, as a reader reads it before reading the
+    /// entries up to it: the entries it reads afterwards are at least as
+    /// new (one read barrier, after the load).
+    pub fn index_before_reading(&self) -> u64 {
+        let lp = self.lppaca();
+        // SAFETY: As for `published_index`.
+        let raw = unsafe { core::ptr::read_volatile(addr_of_mut!((*lp).dtl_idx)) };
+        kernel::sync::barrier::smp_mb(kernel::sync::barrier::Read);
+        u64::from_be(raw)
+    }
+
+    /// The published index, as a reader reads it after reading entries, to
+    /// tell which of them may have been overwritten meanwhile: the entries
+    /// it read before are no newer (one read barrier, before the load).
+    pub fn index_after_reading(&self) -> u64 {
+        let lp = self.lppaca();
+        kernel::sync::barrier::smp_mb(kernel::sync::barrier::Read);
+        // SAFETY: As for `published_index`.
+        let raw = unsafe { core::ptr::read_volatile(addr_of_mut!((*lp).dtl_idx)) };
+        u64::from_be(raw)
+    }
+
     /// The CPU's dispatch count (`lppaca::yield_count`), which the
     /// hypervisor increments whenever it preempts or dispatches the virtual
     /// processor: unchanged across a stretch of code means the processor ran

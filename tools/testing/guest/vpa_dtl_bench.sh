@@ -23,6 +23,19 @@ else
 	isym=$(awk '$4 == "[vpa_dtl]" && $3 ~ /idle_timer_callback/ { print $3; exit }' /proc/kallsyms)
 fi
 echo "bench: driver $drv, hrtimer callback $sym, $ncpu CPUs"
+# BENCH_PROFILE (scripts/bench.sh): the modules' symbols, for the report
+# of the instruction profile (tools/testing/insn_profile), and a phase
+# mark before each run: a sethostname(2) the profile counts.
+phase=0
+mark() {
+	[ -n "${BENCH_PROFILE:-}" ] || return 0
+	phase=$((phase + 1))
+	hostname "bench$phase"
+	echo "PROFILE_PHASE $phase $1"
+}
+if [ -n "${BENCH_PROFILE:-}" ]; then
+	awk '$4 ~ /^\[/ { print "KALLSYMS " $0 }' /proc/kallsyms
+fi
 ok "the driver's hrtimer callback is in kallsyms" awk -v s="$sym" '$3 == s { f = 1 } END { exit !f }' /proc/kallsyms
 
 # The instruments, around each recording.
@@ -38,6 +51,7 @@ run() {
 	name=$1 simargs=$2
 	shift 2
 	eval "secs=\${$#}" # the "sleep SECONDS" that ends the arguments
+	mark "$name"
 	CAPTURE_TRACE_ON=trace_on CAPTURE_TRACE_OFF=trace_off capture "$name" "$simargs" "$@" >/dev/null
 	t=$(hrtimer_off)
 	w=$(wakeups_off)
@@ -77,6 +91,7 @@ if part idle; then
 	# simulator (whose own timer would wake the CPUs); only the recording
 	# is traced.
 	idle() {
+		mark "$1"
 		trace_on
 		timeout 60 perf record -q -a -o /tmp/$1.data -e "$2" -c 1000000 -- sleep 10 >/dev/null 2>&1
 		t=$(hrtimer_off)

@@ -124,7 +124,8 @@ mod cases {
             assert!(buf.load_slot(DTL_ENTRIES - 1).is_some());
             assert!(buf.load_slot(DTL_ENTRIES).is_none());
             assert!(buf.load_slot(usize::MAX).is_none());
-            assert!(buf.slots(DTL_ENTRIES - 1, 2).is_none());
+            assert!(buf.view().slot_words(DTL_ENTRIES - 1, 2).is_none());
+            assert!(buf.view().slot_words(usize::MAX, 2).is_none());
             assert!(!buf.is_registered());
         }
         assert_eq!(DTL_ENTRY_WORDS * 8, DTL_ENTRY_BYTES);
@@ -145,7 +146,7 @@ mod cases {
         let entries = buf.entries();
         let last = buf.load_slot(DTL_LARGE_ENTRIES - 1).is_some();
         let beyond = buf.load_slot(DTL_LARGE_ENTRIES).is_some();
-        let whole = buf.slots(0, DTL_LARGE_ENTRIES).is_some();
+        let whole = buf.view().slot_words(0, DTL_LARGE_ENTRIES).is_some();
         let unregistered = buf.unregister().is_ok();
         assert!(unregistered);
         assert_eq!(start.map(|s| s.entries), Some(DTL_LARGE_ENTRIES));

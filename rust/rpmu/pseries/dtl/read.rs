@@ -1,44 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Reading a DTL ring: entries as words, timebases, and runs of slots as
-//! [`SharedBytes`] for a consumer to copy. The hypervisor may write the ring
-//! meanwhile, so every read is a volatile load or a C `memcpy`, never a Rust
-//! reference to the ring.
+//! Reading a DTL ring: entries as words, and runs of slots as
+//! [`SharedWords`] for a consumer to copy. The hypervisor may write the ring
+//! meanwhile, so every read is a volatile load, never a Rust reference to
+//! the ring.
 
-use super::{DtlBuffer, DTL_ENTRY_BYTES, DTL_ENTRY_WORDS};
-use crate::rpmu::io::SharedBytes;
+use super::{DtlBuffer, DTL_ENTRY_WORDS};
+use crate::rpmu::io::SharedWords;
 use core::{marker::PhantomData, ptr::NonNull};
 
 impl DtlBuffer {
-    /// The timebase of the entry in ring slot `slot` (a volatile load of
-    /// its big-endian word); `None` if the slot is outside the ring.
-    #[inline]
-    pub fn timebase(&self, slot: usize) -> Option<u64> {
-        self.view().timebase(slot)
-    }
-
-    /// The `len` entries from ring slot `slot` on, as bytes the hypervisor
-    /// may be writing, for a consumer to copy in one `memcpy`, as the C
-    /// readers copy the ring (for example into an AUX area with
-    /// `AuxWindow::copy_from`). `None` if the slots are outside the ring.
-    pub fn slots(&self, slot: usize, len: usize) -> Option<SharedBytes<'_>> {
-        if slot.checked_add(len).is_none_or(|end| end > self.entries()) {
-            return None;
-        }
-        // Both at most the ring's bytes (`slot + len <= entries`): never fail.
-        let at = slot.checked_mul(DTL_ENTRY_BYTES)?;
-        let bytes = len.checked_mul(DTL_ENTRY_BYTES)?;
-        // Inside the ring (`at <= entries * DTL_ENTRY_BYTES`, which is below
-        // the ring's bytes): not null.
-        let start = NonNull::new(self.base().wrapping_add(at))?;
-        // SAFETY: `[at, at + bytes)` are the bytes of slots
-        // `slot..slot + len`, within the ring (checked above), which is
-        // allocated until `self` is dropped and so while it is borrowed
-        // (invariants), and is no AUX area; the hypervisor may write them
-        // meanwhile, which `SharedBytes` allows.
-        Some(unsafe { SharedBytes::new(start, bytes) })
-    }
-
     /// The entry in ring slot `slot` as its [`DTL_ENTRY_WORDS`] 8-byte
     /// words (native-endian loads of the big-endian entry), read with
     /// volatile loads: the hypervisor may be writing. `None` if the slot is
@@ -49,8 +20,8 @@ impl DtlBuffer {
     }
 
     /// The ring's base and size, read once, for a reader that reads many
-    /// slots (a poll): [`RingView::timebase`] and [`RingView::load_slot`]
-    /// then check each slot against that size only.
+    /// slots (a poll): [`RingView::load_slot`] and [`RingView::slot_words`]
+    /// then check slots against that size only.
     #[inline]
     pub fn view(&self) -> RingView<'_> {
         // INVARIANT: `entries` slots fit in the ring's memory at `base`
@@ -76,19 +47,24 @@ pub struct RingView<'a> {
     _buf: PhantomData<&'a DtlBuffer>,
 }
 
-impl RingView<'_> {
-    /// As [`DtlBuffer::timebase`].
+impl<'a> RingView<'a> {
+    /// The `len` entries from ring slot `slot` on as words another agent
+    /// may write, for a consumer to copy and check record by record
+    /// (`AuxWindow::copy_records_while`); `None` if the slots are outside
+    /// the ring.
     #[inline]
-    pub fn timebase(&self, slot: usize) -> Option<u64> {
-        if slot >= self.entries {
+    pub fn slot_words(&self, slot: usize, len: usize) -> Option<SharedWords<'a>> {
+        if slot.checked_add(len)? > self.entries {
             return None;
         }
-        // At most 1364 * 6 + 2 (`slot < entries`): never `None`.
-        let word = slot.checked_mul(DTL_ENTRY_WORDS)?.checked_add(2)?;
-        // SAFETY: `word` is word 2 of a slot below `entries` (checked
-        // above), allocated and aligned (invariant).
-        let w = unsafe { core::ptr::read_volatile(self.base.add(word)) };
-        Some(u64::from_be(w))
+        // Both within the ring's words (`slot + len <= entries`): never fail.
+        let words = len.checked_mul(DTL_ENTRY_WORDS)?;
+        let start = NonNull::new(self.base.wrapping_add(slot.checked_mul(DTL_ENTRY_WORDS)?))?;
+        // SAFETY: The words of slots `slot..slot + len` are within the ring
+        // (checked above), allocated for `'a` and 8-byte aligned
+        // (invariant), and no AUX area; the hypervisor may write them,
+        // which `SharedWords` allows.
+        Some(unsafe { SharedWords::new(start, words) })
     }
 
     /// As [`DtlBuffer::load_slot`].

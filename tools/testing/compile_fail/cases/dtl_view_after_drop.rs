@@ -6,8 +6,8 @@
 use crate::rpmu::pseries::dtl::{DtlBuffer, RingView};
 
 /// Keeps the view past the buffer.
-pub fn misuse(buf: DtlBuffer) -> Option<u64> {
+pub fn misuse(buf: DtlBuffer) -> Option<[u64; 6]> {
     let v: RingView<'_> = buf.view();
     drop(buf);
-    v.timebase(0)
+    v.load_slot(0)
 }

@@ -23,7 +23,7 @@ pub const WORDS: usize = ENTRY_WORDS;
 pub type Words = [u64; WORDS];
 
 /// Word holding the big-endian timebase (bytes 16..24).
-const TIMEBASE_WORD: usize = 2;
+pub const TIMEBASE_WORD: usize = 2;
 /// Byte of word 0 holding `preempt_reason`.
 const PREEMPT_REASON_BYTE: usize = 1;
 
@@ -120,12 +120,27 @@ pub fn fresh_run(
     let mut last = floor;
     for i in 0..n {
         let t = tb(i);
-        if !fresh(t, last, || same(i)) {
+        if !fresh_at(t, last, i, &mut same) {
             return (i, last);
         }
         last = t;
     }
     (n, last)
+}
+
+/// [`fresh`] for entry `i` of a run, with the entry comparison `same(i)`
+/// (needed only for two entries with the same timebase) kept out of line,
+/// out of the loops that check entries as they copy them.
+#[inline(always)]
+pub fn fresh_at(tb: u64, last_tb: u64, i: usize, same: impl FnOnce(usize) -> bool) -> bool {
+    fresh(tb, last_tb, || rarely(same, i))
+}
+
+/// `f(i)`, out of line (see [`fresh_at`]).
+#[cold]
+#[inline(never)]
+fn rarely(f: impl FnOnce(usize) -> bool, i: usize) -> bool {
+    f(i)
 }
 
 /// What [`take`] made of a run of entries.

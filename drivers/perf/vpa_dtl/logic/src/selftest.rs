@@ -160,7 +160,7 @@ pub fn ring_runs() -> Result<(), Failure> {
 
 /// AUX space accounting.
 pub fn aux() -> Result<(), Failure> {
-    use aux_plan::{plan, AuxPlan};
+    use aux_plan::{keep_open, plan, plan_continued, AuxPlan, Hold, HOLD_POLLS};
     let p = |h, e, d| AuxPlan {
         header: h,
         entries: e,
@@ -186,6 +186,66 @@ pub fn aux() -> Result<(), Failure> {
     check(plan(20, 3) == p(false, 0, 3), "no room at all")?;
     check(plan(0, 0) == p(false, 0, 0), "nothing to do")?;
     check(p(true, 2, 0).bytes() == 144, "bytes")?;
+    check(
+        plan_continued(4095, 100) == p(false, 85, 15),
+        "a held transaction: 4095 bytes hold 85 entries, no header",
+    )?;
+    check(
+        plan_continued(48, 1) == p(false, 0, 1),
+        "a held transaction keeps its last byte",
+    )?;
+    let busy = Hold {
+        live: true,
+        loss: false,
+        found: 40,
+        quiet: 10,
+        ring: 85,
+        space: 1 << 20,
+        past_wakeup: false,
+        polls: 1,
+    };
+    check(keep_open(&busy), "a busy poll holds the transaction")?;
+    for (h, what) in [
+        (
+            Hold {
+                live: false,
+                ..busy
+            },
+            "the last poll ends it",
+        ),
+        (Hold { loss: true, ..busy }, "a loss ends it"),
+        (Hold { found: 10, ..busy }, "a quiet poll ends it"),
+        (
+            Hold {
+                space: 86 * 48,
+                ..busy
+            },
+            "too little room for a ring ends it",
+        ),
+        (
+            Hold {
+                past_wakeup: true,
+                ..busy
+            },
+            "the wakeup watermark ends it",
+        ),
+        (
+            Hold {
+                polls: HOLD_POLLS,
+                ..busy
+            },
+            "its age ends it",
+        ),
+    ] {
+        check(!keep_open(&h), what)?;
+    }
+    check(
+        keep_open(&Hold {
+            space: 86 * 48 + 1,
+            ..busy
+        }),
+        "room for a ring and the free byte: held",
+    )?;
     Ok(())
 }
 

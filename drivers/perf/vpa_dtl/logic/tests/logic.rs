@@ -94,6 +94,32 @@ proptest! {
     }
 
     #[test]
+    fn aux_plan_continued_fits_and_accounts(space in 0usize..100_000, pending in 0u64..10_000) {
+        let p = aux_plan::plan_continued(space, pending);
+        prop_assert!(p.bytes() < space.max(1), "leaves a byte free");
+        prop_assert!(!p.header, "a held transaction has its header");
+        prop_assert_eq!(p.entries + p.dropped, pending);
+        if p.dropped > 0 {
+            prop_assert!(space.saturating_sub(1 + p.bytes()) < ring::ENTRY_SIZE);
+        }
+    }
+
+    #[test]
+    fn aux_hold_leaves_room_for_the_next_poll(
+        live: bool, loss: bool, found in 0u64..2000, ring in 1u64..2000,
+        space in 0usize..1_000_000, past_wakeup: bool, polls in 0u32..40,
+    ) {
+        let h = aux_plan::Hold { live, loss, found, quiet: ring / 8, ring, space, past_wakeup, polls };
+        if aux_plan::keep_open(&h) {
+            // The next poll's entries all fit in what is left (with the
+            // byte kept free), so holding never truncates.
+            prop_assert_eq!(aux_plan::plan_continued(space, ring).dropped, 0);
+            prop_assert!(live && !loss && !past_wakeup && found > ring / 8);
+            prop_assert!(polls < aux_plan::HOLD_POLLS);
+        }
+    }
+
+    #[test]
     fn entry_round_trip(a: u8, b: u8, c: u16, d: u32, e: u32, f: u32, g: u64, h: u64, i: u64, j: u64) {
         let x = record::DtlEntry { dispatch_reason: a, preempt_reason: b, processor_id: c,
             enqueue_to_dispatch_time: d, ready_to_enqueue_time: e, waiting_to_ready_time: f,
