@@ -356,8 +356,8 @@ impl Reader {
 
     /// Ends the AUX transaction an earlier poll held open, if any.
     fn end_held<T: PmuDriver>(&mut self, ev: &Event<T>) {
-        if self.held_polls > 0 {
-            self.held_polls = 0;
+        self.held_polls = 0;
+        if ev.aux_is_held() {
             if let Some(out) = ev.aux_output_begin() {
                 out.commit();
             }

@@ -12,7 +12,7 @@
 //! (`perf_aux_output_end`), which posts a `PERF_RECORD_AUX` carrying the
 //! output flags.
 
-use super::{module_pin::ModulePin, Event, PmuDriver, Process};
+use super::{module_pin::ModulePin, Capability, Event, PmuDriver, Process};
 use crate::rpmu::{bindings, io::SharedWords};
 use core::{
     any::TypeId,
@@ -202,6 +202,10 @@ const BUSY: i32 = 2;
 /// As [`BUSY`], and a `stop` nested in the callback that uses it asked for
 /// the transaction to end: the [`AuxOutput`] ends it instead of holding it.
 const BUSY_END: i32 = 3;
+/// `stop` or `del` returned (or `add` failed), and no transaction is open:
+/// one may open (the driver's `del` may still write what came in since
+/// `stop`), but none is held before the next `add` or `start`.
+const STOPPED: i32 = 4;
 
 /// The AUX transaction of one event: where [`AuxOutput`] keeps its
 /// `perf_output_handle`, and where [`AuxOutput::hold`] leaves it open from
@@ -209,7 +213,8 @@ const BUSY_END: i32 = 3;
 ///
 /// # Invariants
 ///
-/// - `state` is [`IDLE`], [`HELD`], [`BUSY`] or [`BUSY_END`], and `open` is
+/// - `state` is [`IDLE`], [`HELD`], [`BUSY`], [`BUSY_END`] or [`STOPPED`],
+///   and `open` is
 ///   accessed only on the event's CPU: while `BUSY` or `BUSY_END` by the one
 ///   [`AuxOutput`] that set it so, while `HELD` by whoever moves `state` away
 ///   from `HELD` with an atomic exchange (so by one of a callback and a
@@ -217,8 +222,13 @@ const BUSY_END: i32 = 3;
 /// - While `HELD`, `open.handle` was filled by a successful
 ///   `perf_aux_output_begin` for the event and has not been ended, and
 ///   `open.aux` is the `AuxBox<T>` that call returned.
-/// - A transaction is never `HELD` once `stop` or `del` has returned, nor
-///   after a failed `add`: [`AuxSlot::end_held`] ends it then.
+/// - No transaction is open once `stop` or `del` has returned, nor after a
+///   failed `add`, until the next `add` or `start`: [`AuxSlot::stop`] ends
+///   a held one and sets [`STOPPED`] (or, for a `stop` nested in a callback
+///   that uses the slot, [`BUSY_END`], and that callback's [`AuxOutput`]
+///   ends the transaction and sets [`STOPPED`]); a transaction opened from
+///   `STOPPED` is `BUSY_END`, so it ends with its callback; [`AuxSlot::start`]
+///   sets `IDLE` again.
 pub(super) struct AuxSlot<T: PmuDriver> {
     state: Atomic<i32>,
     open: UnsafeCell<Open<T>>,
@@ -249,27 +259,59 @@ impl<T: PmuDriver> AuxSlot<T> {
         }
     }
 
-    /// Ends the transaction the driver held, if any: called by the
-    /// abstraction after `stop` and `del` return and after a failed `add`,
-    /// on the event's CPU. If the callback this one is nested in is using
-    /// the transaction (a `stop` from perf's throttling), that callback's
-    /// [`AuxOutput`] ends it instead of holding it, before the callback
-    /// returns.
-    pub(super) fn end_held(&self) {
-        match self.state.cmpxchg(HELD, BUSY, Acquire) {
-            Ok(_) => {
-                // SAFETY: `state` went from `HELD` to `BUSY` here: the slot
-                // is this call's, and its transaction is open (invariant).
-                unsafe { end(&mut *self.open.get()) };
-                // INVARIANT: Ended above.
-                self.state.store(IDLE, Release);
+    /// Ends the transaction the driver held, if any, and opens none until
+    /// [`Self::start`]: called by the abstraction after `stop` and `del`
+    /// return and after a failed `add`, on the event's CPU. If the callback
+    /// this one is nested in is using the transaction (a `stop` from perf's
+    /// throttling), that callback's [`AuxOutput`] ends it instead of
+    /// holding it, before the callback returns.
+    pub(super) fn stop(&self) {
+        loop {
+            let now = self.state.load(Relaxed);
+            let next = match now {
+                HELD => {
+                    if self.state.cmpxchg(HELD, BUSY, Acquire).is_err() {
+                        continue;
+                    }
+                    // SAFETY: `state` went from `HELD` to `BUSY` here: the
+                    // slot is this call's, and its transaction is open
+                    // (invariant).
+                    unsafe { end(&mut *self.open.get()) };
+                    // INVARIANT: Ended above.
+                    self.state.store(STOPPED, Release);
+                    return;
+                }
+                IDLE => STOPPED,
+                BUSY => BUSY_END,
+                _ => return,
+            };
+            if self.state.cmpxchg(now, next, Relaxed).is_ok() {
+                return;
             }
-            Err(BUSY) => {
-                // Fails only if the user ended it meanwhile: nothing to do.
-                let _ = self.state.cmpxchg(BUSY, BUSY_END, Relaxed);
-            }
-            Err(_) => {}
         }
+    }
+
+    /// Gives up the slot an [`AuxOutput`] had, its transaction ended or
+    /// never opened: `IDLE`, or `STOPPED` if the event stopped meanwhile
+    /// (`BUSY_END`).
+    fn release(&self) {
+        // INVARIANT: No transaction is open (caller). Only a nested `stop`
+        // changes `BUSY`, to `BUSY_END`, which becomes `STOPPED`.
+        if self.state.cmpxchg(BUSY, IDLE, Release).is_err() {
+            self.state.store(STOPPED, Release);
+        }
+    }
+
+    /// Lets transactions be held again: called by the abstraction before
+    /// `add` and `start`.
+    pub(super) fn start(&self) {
+        // Only from `STOPPED`; any other state is left as it is.
+        let _ = self.state.cmpxchg(STOPPED, IDLE, Relaxed);
+    }
+
+    /// Whether a transaction is held open ([`AuxOutput::hold`]).
+    pub(super) fn is_held(&self) -> bool {
+        self.state.load(Relaxed) == HELD
     }
 }
 
@@ -326,15 +368,23 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
                 // INVARIANT: As just said.
                 return Some(Self { slot, aux });
             }
-            Err(IDLE) => {}
+            // The event stopped: a transaction may open, but ends with
+            // this callback.
+            Err(STOPPED) => {
+                if slot.state.cmpxchg(STOPPED, BUSY_END, Acquire).is_err() {
+                    return None;
+                }
+            }
+            // A nested callback may have taken and ended one meanwhile:
+            // only from `IDLE`.
+            Err(IDLE) => {
+                if slot.state.cmpxchg(IDLE, BUSY, Acquire).is_err() {
+                    return None;
+                }
+            }
             // The callback this one is nested in is using it: perf allows
             // one transaction per event at a time.
             Err(_) => return None,
-        }
-        // A nested callback may have taken and ended one meanwhile: only
-        // from `IDLE`.
-        if slot.state.cmpxchg(IDLE, BUSY, Acquire).is_err() {
-            return None;
         }
         // SAFETY: `state` is `BUSY`, set by this call: `open` is ours.
         let open = unsafe { &mut *slot.open.get() };
@@ -342,7 +392,7 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
         // that an AUX area is mapped and returns its private data.
         let p = unsafe { bindings::perf_aux_output_begin(&mut open.handle, event.raw()) };
         if p.is_null() {
-            slot.state.store(IDLE, Release);
+            slot.release();
             return None;
         }
         open.written = 0;
@@ -355,7 +405,7 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
             // SAFETY: The handle was opened by the successful begin above
             // and is ended once, here.
             unsafe { end(open) };
-            slot.state.store(IDLE, Release);
+            slot.release();
             return None;
         }
         open.aux = p.cast();
@@ -364,7 +414,8 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
         // freed); the reference `begin` took on the AUX area keeps perf from
         // freeing it until the transaction ends.
         let aux = unsafe { &*p.cast::<AuxBox<T>>() };
-        // INVARIANT: begin succeeded; the slot is `BUSY`, set here.
+        // INVARIANT: begin succeeded; the slot is `BUSY` or `BUSY_END`, set
+        // here.
         Some(Self { slot, aux })
     }
 
@@ -494,15 +545,19 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
     /// failed `add`), as perf requires before it frees or redirects the
     /// area (`perf_pmu_output_stop()` stops the events writing to it).
     pub fn hold(self) {
+        if !T::CAPABILITIES.has(Capability::Exclusive) {
+            build_error!("AuxOutput::hold needs Capability::Exclusive");
+        }
         let this = core::mem::ManuallyDrop::new(self);
         if this.slot.state.cmpxchg(BUSY, HELD, Release).is_err() {
             // `BUSY_END`: a `stop` nested in this callback asked for the end.
             // SAFETY: The slot is still ours (`BUSY_END`), its transaction
             // open (type invariant), and `this` is not dropped.
             unsafe { end(&mut *this.slot.open.get()) };
-            this.slot.state.store(IDLE, Release);
+            this.slot.state.store(STOPPED, Release);
         }
-        // INVARIANT: `HELD` with the transaction open, or ended and `IDLE`.
+        // INVARIANT: `HELD` with the transaction open, or ended and
+        // `STOPPED`, as the nested `stop` asked.
     }
 }
 
@@ -511,7 +566,7 @@ impl<T: PmuDriver> Drop for AuxOutput<'_, T> {
         // SAFETY: By the type invariant the transaction is open and the slot
         // ours; it is ended once, here, and the slot released.
         unsafe { end(&mut *self.slot.open.get()) };
-        self.slot.state.store(IDLE, Release);
+        self.slot.release();
     }
 }
 
@@ -611,7 +666,8 @@ impl<T: PmuDriver> AuxWindow<'_, '_, T> {
         let Some(bytes) = N.checked_mul(8).filter(|_| KEY < N) else {
             return 0;
         };
-        let records = src.len() / N;
+        // `N > KEY >= 0`: never `None`.
+        let records = src.len().checked_div(N).unwrap_or(0);
         let size = self.out.aux.buf.size;
         let base = self.out.aux.buf.base.as_ptr();
         let from = src.as_ptr();
@@ -623,8 +679,9 @@ impl<T: PmuDriver> AuxWindow<'_, '_, T> {
             };
             // Whole records left in the window, and before the end of the
             // buffer (`off < len`, `at < size`: exact).
-            let in_window = self.len.saturating_sub(off) / bytes;
-            let before_end = size.saturating_sub(at) / bytes;
+            // `bytes > 0` (`N > 0`): never `None`.
+            let in_window = self.len.saturating_sub(off).checked_div(bytes).unwrap_or(0);
+            let before_end = size.saturating_sub(at).checked_div(bytes).unwrap_or(0);
             // `n < records`: exact.
             let left = records.saturating_sub(n);
             if in_window == 0 {

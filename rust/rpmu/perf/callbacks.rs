@@ -190,6 +190,7 @@ impl<T: PmuDriver> Registration<T> {
     ) -> c_int {
         // SAFETY: perf calls `add` only for initialised events of our PMU.
         let ev = unsafe { Event::<T>::from_raw(e) };
+        Self::aux_start(ev);
         from_result(|| {
             if let Err(e) = ev.driver().add(ev, EventFlags::from_raw(flags)) {
                 // Perf does not call `del` after a failed `add`: a timer the
@@ -225,6 +226,7 @@ impl<T: PmuDriver> Registration<T> {
     pub(super) unsafe extern "C" fn start_callback(e: *mut bindings::perf_event, flags: c_int) {
         // SAFETY: As for `add_callback`.
         let ev = unsafe { Event::<T>::from_raw(e) };
+        Self::aux_start(ev);
         ev.driver().start(ev, EventFlags::from_raw(flags));
     }
 
@@ -251,7 +253,15 @@ impl<T: PmuDriver> Registration<T> {
     /// [`AuxOutput::hold`]: super::AuxOutput::hold
     fn aux_stop(ev: &Event<T>) {
         if T::HAS_SETUP_AUX {
-            ev.event_box_aux().end_held();
+            ev.event_box_aux().stop();
+        }
+    }
+
+    /// Lets the event open AUX transactions again, before `add` and
+    /// `start`.
+    fn aux_start(ev: &Event<T>) {
+        if T::HAS_SETUP_AUX {
+            ev.event_box_aux().start();
         }
     }
 

@@ -320,4 +320,10 @@ impl<T: PmuDriver> Event<T, Scheduled> {
     pub fn aux_output_begin(&self) -> Option<AuxOutput<'_, T>> {
         AuxOutput::begin(self, &self.event_box().aux)
     }
+
+    /// Whether the event holds an AUX transaction open
+    /// ([`AuxOutput::hold`]).
+    pub fn aux_is_held(&self) -> bool {
+        self.event_box().aux.is_held()
+    }
 }

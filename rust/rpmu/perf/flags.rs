@@ -37,6 +37,11 @@ impl Capabilities {
         Self(self.0 | cap as u32)
     }
 
+    /// Whether `cap` is among these; usable in constants.
+    pub const fn has(self, cap: Capability) -> bool {
+        self.0 & cap as u32 != 0
+    }
+
     /// The raw `PERF_PMU_CAP_*` bits.
     pub(in crate::rpmu) const fn bits(self) -> u32 {
         self.0

@@ -9,12 +9,17 @@
 //! loses entries. After each poll the period:
 //!
 //! - doubles, up to [`MAX_FACTOR`] event periods, if the poll found at most
-//!   [`Pacer::quiet`] entries (an eighth of the ring): at the same rate the
-//!   next poll finds at most a quarter, so the rate can quadruple, or the
-//!   timer run late by three periods, before an entry is lost;
+//!   [`Pacer::light`] entries (a quarter of the ring): at the same rate the
+//!   next poll finds at most half, so the rate can double, or the timer run
+//!   late by one period, before an entry is lost;
 //! - halves, down to [`Pacer::min_ns`], if it found at least
 //!   [`Pacer::busy`] (half the ring);
 //! - stays as it is otherwise.
+//!
+//! So a steady rate settles where a poll finds between a quarter and half
+//! of the ring (or at a bound): as few polls as the ring allows with that
+//! margin, each poll's cost spread over as many entries (at 10 entries a
+//! millisecond in a 4 KiB ring, a poll every 4 ms).
 //!
 //! The fixed period is the same rule with both bounds at the event's
 //! period. The adaptive period never goes below 1 ms ([`MIN_NS`], as the event period itself), so a
@@ -147,8 +152,15 @@ impl Pacer {
         (self.last_found > 1).then(|| self.cur_ns.saturating_mul(LAZY_DEADLINE))
     }
 
-    /// A poll that found at most this many entries (an eighth of the ring)
+    /// A poll that found at most this many entries (a quarter of the ring)
     /// doubles the period.
+    pub fn light(&self) -> u64 {
+        self.ring / 4
+    }
+
+    /// A poll that found at most this many entries (an eighth of the ring)
+    /// is quiet: at the longest period, the next wait may be lazy
+    /// ([`Pacer::lazy`]).
     pub fn quiet(&self) -> u64 {
         self.ring / 8
     }
@@ -195,7 +207,7 @@ impl Pacer {
         } else {
             self.hold.saturating_sub(1)
         };
-        self.cur_ns = if found <= self.quiet() {
+        self.cur_ns = if found <= self.light() {
             self.cur_ns.saturating_mul(2).min(self.max_ns())
         } else if found >= self.busy() {
             (self.cur_ns / 2).max(self.min_ns())

@@ -451,12 +451,16 @@ pub fn pacing() -> Result<(), Failure> {
         "1/ms: 16 ms",
     )?;
     check(
-        steady(&mut Pacer::new(MS, Mode::Adaptive, R), 3, 10) == 4 * MS,
-        "3/ms: 4 ms",
+        steady(&mut Pacer::new(MS, Mode::Adaptive, R), 3, 10) == 8 * MS,
+        "3/ms: 8 ms",
     )?;
     check(
-        steady(&mut Pacer::new(MS, Mode::Adaptive, R), 10, 10) == 2 * MS,
-        "10/ms: 2 ms",
+        steady(&mut Pacer::new(MS, Mode::Adaptive, R), 10, 10) == 4 * MS,
+        "10/ms: 4 ms (40 a poll)",
+    )?;
+    check(
+        steady(&mut Pacer::new(MS, Mode::Adaptive, R), 20, 10) == 2 * MS,
+        "20/ms: 2 ms (40 a poll)",
     )?;
     check(
         steady(&mut Pacer::new(MS, Mode::Adaptive, R), 30, 10) == MS,
@@ -471,8 +475,8 @@ pub fn pacing() -> Result<(), Failure> {
         "60/ms at 10 ms: 1 ms",
     )?;
     check(
-        steady(&mut Pacer::new(MS, Mode::Adaptive, L), 45, 10) == 4 * MS,
-        "45/ms in a large ring: 4 ms (180 a poll)",
+        steady(&mut Pacer::new(MS, Mode::Adaptive, L), 45, 10) == 8 * MS,
+        "45/ms in a large ring: 8 ms (360 a poll)",
     )?;
     check(
         steady(&mut Pacer::new(MS, Mode::Adaptive, L), 500, 10) == MS,
