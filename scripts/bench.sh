@@ -39,10 +39,12 @@ cargo "+$RUST_TOOLCHAIN" build --quiet --release -p insn-profile
 plugin=$RPMU_TOP/target/release/libinsn_profile.so
 addr() { awk -v s="$1" '$3 == s { print $1; exit }' "$kp/System.map"; }
 from=$(addr __hrtimer_run_queues)
-to=$(sort "$kp/System.map" | awk -v s="$from" '$1 > s { print $1; exit }')
+# (The awk programs read all their input: an early exit would end the
+# pipeline with SIGPIPE.)
+to=$(sort "$kp/System.map" | awk -v s="$from" '$1 > s && !f { print $1; f = 1 }')
 read -r call ret < <(timeout 60 "${cross}objdump" -d --no-show-raw-insn \
 	--start-address="0x$from" --stop-address="0x$to" "$kp/vmlinux" |
-	awk '/\tbctrl/ { c = $1; getline; print substr(c, 1, length(c) - 1), substr($1, 1, length($1) - 1); exit }')
+	awk '/\tbctrl/ && !f { c = $1; getline; print substr(c, 1, length(c) - 1), substr($1, 1, length($1) - 1); f = 1 }')
 profile() { echo "$RPMU_QEMU_ARGS -plugin $plugin,call=$call,ret=$ret,mark=$(addr sys_sethostname),out=$1"; }
 guest_env_prof="$guest_env BENCH_PROFILE=1"
 RPMU_KDIR=$kp RPMU_GUEST_TIMEOUT=3600 RPMU_QEMU_ARGS=$(profile "$out/vpa_dtl-ours.prof") \
