@@ -4,7 +4,8 @@
 //! pointers into the typed views of the driver's callback.
 
 use super::{
-    aux::{self, AuxSlot},
+    aux,
+    aux_output::AuxSlot,
     event::EventBox,
     event_init::EventInit,
     registration::{Inner, Registration},

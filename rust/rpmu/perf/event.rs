@@ -3,7 +3,7 @@
 //! An event of a registered PMU, as the callbacks see it, and the contexts
 //! the callbacks run in.
 
-use super::{aux::AuxSlot, registration::Inner, AuxOutput, HwState, PmuDriver};
+use super::{aux_output::AuxSlot, registration::Inner, AuxOutput, HwState, PmuDriver};
 use crate::rpmu::bindings;
 use core::{marker::PhantomData, ptr::NonNull};
 use kernel::{

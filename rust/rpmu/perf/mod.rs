@@ -52,6 +52,8 @@
 pub mod attrs;
 crate::no_panic! {
     pub mod aux;
+    mod aux_output;
+    mod aux_window;
     mod callbacks;
 }
 mod driver;
@@ -64,7 +66,9 @@ mod module_pin;
 mod registration;
 
 pub use attrs::{AttrGroup, AttrValue, SysfsWriter};
-pub use aux::{AuxBuffer, AuxFlags, AuxOutput, AuxWindow};
+pub use aux::{AuxBuffer, AuxFlags};
+pub use aux_output::AuxOutput;
+pub use aux_window::AuxWindow;
 pub use driver::{PmuDriver, TimerRestart, Txn};
 pub use event::{Context, Event, OnEventCpu, Process, Reading, Scheduled, MIN_TIMER_PERIOD};
 pub use event_init::{EventInit, GroupMember};
