@@ -152,6 +152,10 @@ def xgene_figures(runs):
             else []
         ),
         "stat_sw_only_ms": med(ms("swonly")),
+        # The same two start-ups with perf as 7.3.4 ships it, without
+        # patches/perf.
+        "stat_fixed_stock_perf_ms": med(ms("stat0stock")),
+        "stat_sw_only_stock_perf_ms": med(ms("swonlystock")),
     }
 
 
@@ -168,6 +172,7 @@ GOALS = [
     ("kept_per_burst", "vpa_dtl_kept_per_120_burst", "=", 85),
     ("read_ns", "xgene_read_syscall_ns", "<=", 1.0),
     ("stat_cpu_ms", "xgene_perf_stat_I100_8ev_30s_cpu_ms", "<=", 1.0),
+    ("stat_fixed_ms", "xgene_perf_stat_8ev_startup_cpu_ms", "<=", 1.5),
 ]
 
 

@@ -71,11 +71,6 @@ void rpmu_event_fix_period(struct perf_event *event, u64 period)
 	local64_set(&hwc->period_left, period);
 }
 
-int *rpmu_event_hw_idx(struct perf_event *event)
-{
-	return &event->hw.idx;
-}
-
 void rpmu_hrtimer_setup(struct hrtimer *timer,
 			enum hrtimer_restart (*fn)(struct hrtimer *))
 {

@@ -28,7 +28,6 @@ void *rpmu_dev_get_drvdata(struct device *dev);
 
 bool rpmu_perfmon_capable(void);
 void rpmu_event_fix_period(struct perf_event *event, u64 period);
-int *rpmu_event_hw_idx(struct perf_event *event);
 void rpmu_hrtimer_start(struct hrtimer *timer, u64 ns, bool pinned);
 u64 rpmu_hrtimer_forward_now(struct hrtimer *timer, u64 ns);
 void rpmu_hrtimer_setup(struct hrtimer *timer,

@@ -187,16 +187,24 @@ impl Mmio {
         self.window
     }
 
+    /// Logs, once, an access outside the window; out of line, so that the
+    /// accessors keep small frames.
+    #[cold]
+    #[inline(never)]
+    fn refuse(&self, offset: usize) {
+        if !self.complained.xchg(true, Relaxed) {
+            pr_err!(
+                "MMIO access at offset {:#x} outside the {:#x}-byte window at {:#x} refused\n",
+                offset,
+                self.size,
+                self.window.start
+            );
+        }
+    }
+
     fn addr(&self, offset: usize) -> Option<*mut c_void> {
         if offset % 4 != 0 || offset.checked_add(4).is_none_or(|end| end > self.size) {
-            if !self.complained.xchg(true, Relaxed) {
-                pr_err!(
-                    "MMIO access at offset {:#x} outside the {:#x}-byte window at {:#x} refused\n",
-                    offset,
-                    self.size,
-                    self.window.start
-                );
-            }
+            self.refuse(offset);
             return None;
         }
         // SAFETY: `offset + 4 <= size`, so the result stays in the mapping.

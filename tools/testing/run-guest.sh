@@ -78,6 +78,11 @@ case ,$plan, in
 	dpkg-deb --fsys-tarfile "$deb" | tar -x -O ./bin/bash-static >"$work/root/bin/bash"
 	chmod +x "$work/root/bin/bash"
 	;;
+*,xgene_bench,*)
+	# perf as 7.3.4 ships it (with the X-Gene tables), beside the guest's
+	# perf with patches/perf: its start-up with and without those fixes.
+	cp "$(RPMU_STOCK_PERF=1 "$top/scripts/guest-perf.sh" "$guest" "$src")" "$work/root/t/perf-stock"
+	;;
 esac
 # The X-Gene event tables, for the guest-side comparisons.
 for v in v1v2 v3; do

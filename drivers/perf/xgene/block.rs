@@ -147,19 +147,28 @@ impl Child {
     }
 
     fn read_counter(&self, idx: usize) -> u64 {
+        if self.layout.wide_counters {
+            return self.read_wide_counter(idx);
+        }
+        u64::from(self.regs.read32(regs::counter_lo(self.version, idx)))
+    }
+
+    /// A 64-bit counter (v3), read as two halves: re-read until the high
+    /// half did not change across the low read. Out of line, so that the
+    /// 32-bit read of v1 and v2 keeps a small frame.
+    #[inline(never)]
+    fn read_wide_counter(&self, idx: usize) -> u64 {
         let lo = regs::counter_lo(self.version, idx);
-        match regs::counter_hi(self.version, idx) {
-            None => u64::from(self.regs.read32(lo)),
-            // A 64-bit counter read as two halves: re-read until the high
-            // half did not change across the low read.
-            Some(hi) => loop {
-                let h1 = self.regs.read32(hi);
-                let l = self.regs.read32(lo);
-                let h2 = self.regs.read32(hi);
-                if h1 == h2 {
-                    break (u64::from(h1) << 32) | u64::from(l);
-                }
-            },
+        let Some(hi) = regs::counter_hi(self.version, idx) else {
+            return u64::from(self.regs.read32(lo));
+        };
+        loop {
+            let h1 = self.regs.read32(hi);
+            let l = self.regs.read32(lo);
+            let h2 = self.regs.read32(hi);
+            if h1 == h2 {
+                break (u64::from(h1) << 32) | u64::from(l);
+            }
         }
     }
 

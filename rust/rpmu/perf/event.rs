@@ -261,10 +261,15 @@ impl<T: PmuDriver, C: OnEventCpu> Event<T, C> {
         // only by the driver, in `Scheduled` callbacks, which never run on
         // two CPUs at once for one event; single volatile accesses, as for
         // `hw_state`.
-        usize::try_from(unsafe {
-            core::ptr::read_volatile(bindings::rpmu_event_hw_idx(self.raw()))
-        })
-        .ok()
+        usize::try_from(unsafe { core::ptr::read_volatile(self.hw_idx_ptr()) }).ok()
+    }
+
+    /// The address of `hw.idx` (C's `&event->hw.idx`: a member of the
+    /// first struct of `hw`'s first union).
+    fn hw_idx_ptr(&self) -> *mut c_int {
+        // SAFETY: The event is valid; this computes a field's address and
+        // reads nothing.
+        unsafe { &raw mut (*self.raw()).hw.__bindgen_anon_1.__bindgen_anon_1.idx }
     }
 }
 
@@ -288,7 +293,7 @@ impl<T: PmuDriver> Event<T, Scheduled> {
     pub fn set_hw_idx(&self, idx: Option<usize>) {
         let raw = idx.and_then(|i| i32::try_from(i).ok()).unwrap_or(-1);
         // SAFETY: As for `hw_idx`.
-        unsafe { core::ptr::write_volatile(bindings::rpmu_event_hw_idx(self.raw()), raw) }
+        unsafe { core::ptr::write_volatile(self.hw_idx_ptr(), raw) }
     }
 
     /// Arms the event's timer to call [`PmuDriver::timer`] after `after` (at

@@ -37,6 +37,10 @@ for rep in $(seq 1 "$REPS"); do
 	# name among their events).
 	echo "BENCH xgene drv=$drv run=stat0_$rep $(timeout $PERF_T /t/pmu_open cputime "$cpu" perf stat -a -e "$evs" -o /tmp/xb.out -- sleep 0)"
 	echo "BENCH xgene drv=$drv run=swonly_$rep $(timeout $PERF_T /t/pmu_open cputime "$cpu" perf stat -a -e cpu-clock -o /tmp/xb.out -- sleep 0)"
+	# The same two start-ups with perf as 7.3.4 ships it (without
+	# patches/perf, which compiles a table's Compat expression once per PMU).
+	echo "BENCH xgene drv=$drv run=stat0stock_$rep $(timeout $PERF_T /t/pmu_open cputime "$cpu" /t/perf-stock stat -a -e "$evs" -o /tmp/xb.out -- sleep 0)"
+	echo "BENCH xgene drv=$drv run=swonlystock_$rep $(timeout $PERF_T /t/pmu_open cputime "$cpu" /t/perf-stock stat -a -e cpu-clock -o /tmp/xb.out -- sleep 0)"
 done
 ok "perf stat -I 100 ran" test "$rc" = 0
 # read() of one l3c0 event from its owning CPU, timed in user space: the
