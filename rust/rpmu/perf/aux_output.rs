@@ -361,9 +361,12 @@ impl<'a, T: PmuDriver> AuxOutput<'a, T> {
     /// failed `add`), as perf requires before it frees or redirects the
     /// area (`perf_pmu_output_stop()` stops the events writing to it).
     pub fn hold(self) {
-        if !T::CAPABILITIES.has(Capability::Exclusive) {
-            build_error!("AuxOutput::hold needs Capability::Exclusive");
-        }
+        const {
+            assert!(
+                T::CAPABILITIES.has(Capability::Exclusive),
+                "AuxOutput::hold needs Capability::Exclusive"
+            )
+        };
         let this = core::mem::ManuallyDrop::new(self);
         if this.slot.state.cmpxchg(BUSY, HELD, Release).is_err() {
             // `BUSY_END`: a `stop` nested in this callback asked for the end.

@@ -306,9 +306,7 @@ impl<T: PmuDriver> Event<T, Scheduled> {
     /// again until the next `timer_start`, so a driver has no cancel to
     /// call.
     pub fn timer_start(&self, after: Delta) {
-        if !T::HAS_TIMER {
-            build_error!("Event::timer_start needs PmuDriver::timer");
-        }
+        const { assert!(T::HAS_TIMER, "Event::timer_start needs PmuDriver::timer") };
         let ns = after.as_nanos().max(MIN_TIMER_PERIOD.as_nanos());
         self.event_box().armed.store(true, Relaxed);
         let t = self.event_box().timer.get();
