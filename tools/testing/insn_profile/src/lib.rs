@@ -14,6 +14,17 @@
 //! callback's own instructions, what the drivers cost without the
 //! instrument of `make bench`'s tracepoints.
 //!
+//! Which CPU runs a block is read from the guest at run time: its `r13`,
+//! which the powerpc kernel keeps pointing at the CPU's PACA, so it names
+//! the CPU inside the kernel (user space uses `r13` as its thread pointer,
+//! a user address, which no PACA has). The `vcpu_index` QEMU passes to a
+//! block's callback cannot be used: with `-icount` all vCPUs run in one
+//! thread, and QEMU 10 then compiles into each block the index of the vCPU
+//! that translated it (`gen_cpu_index()` in `accel/tcg/plugin-gen.c`), not
+//! of the one running it, which with more than one vCPU files a callback's
+//! blocks under other CPUs. The register is read only while some window is
+//! open or about to open, and at the calls.
+//!
 //! Phases: with `mark=ADDR`, each execution of the block at `ADDR` (a
 //! system call the guest makes between two measurements, say
 //! `sys_sethostname`) starts a new phase, counted from 0, and the figures
@@ -66,7 +77,39 @@ extern "C" {
     fn qemu_plugin_tb_vaddr(tb: *const c_void) -> u64;
     fn qemu_plugin_tb_get_insn(tb: *const c_void, idx: usize) -> *mut c_void;
     fn qemu_plugin_insn_vaddr(insn: *const c_void) -> u64;
+    fn qemu_plugin_register_vcpu_init_cb(id: PluginId, cb: extern "C" fn(PluginId, c_uint));
+    fn qemu_plugin_get_registers() -> *mut GArray;
+    fn qemu_plugin_read_register(handle: *mut c_void, buf: *mut GByteArray) -> c_int;
+    fn g_array_free(array: *mut GArray, free_segment: c_int) -> *mut c_char;
+    fn g_byte_array_new() -> *mut GByteArray;
+    fn g_byte_array_set_size(array: *mut GByteArray, len: c_uint) -> *mut GByteArray;
 }
+
+/// GLib's `GArray` and `GByteArray` (their public fields).
+#[repr(C)]
+pub struct GArray {
+    data: *mut c_char,
+    len: c_uint,
+}
+
+/// See [`GArray`].
+#[repr(C)]
+pub struct GByteArray {
+    data: *mut u8,
+    len: c_uint,
+}
+
+/// `qemu_plugin_reg_descriptor`.
+#[repr(C)]
+struct RegDescriptor {
+    handle: *mut c_void,
+    name: *const c_char,
+    feature: *const c_char,
+}
+
+/// `QEMU_PLUGIN_CB_R_REGS`: the callback reads registers, so QEMU writes
+/// them back before it.
+const CB_R_REGS: c_int = 1;
 
 /// The plugin API level this plugin is written against.
 #[no_mangle]
@@ -87,7 +130,13 @@ struct State {
     mark: u64,
     out: String,
     phase: u32,
-    vcpus: Vec<Vcpu>,
+    /// `r13`'s register handle and a buffer to read it into (addresses).
+    r13: usize,
+    buf: usize,
+    /// Per CPU (its `r13`).
+    vcpus: HashMap<u64, Vcpu>,
+    /// CPUs with a window open or about to open.
+    active: usize,
     /// Per phase and callback: calls, instructions.
     calls: HashMap<(u32, u64), (u64, u64)>,
     /// Per phase, callback and block: executions, instructions.
@@ -96,7 +145,26 @@ struct State {
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
 
-extern "C" fn exec(vcpu: c_uint, ud: *mut c_void) {
+/// The guest's `r13` on the CPU running this callback.
+fn read_r13(s: &State) -> Option<u64> {
+    let buf = s.buf as *mut GByteArray;
+    // SAFETY: `buf` is the `GByteArray` made at install, used only under
+    // the state's lock; `r13` is a handle QEMU gave for this CPU type, and
+    // the block's callback was registered with `QEMU_PLUGIN_CB_R_REGS`.
+    unsafe {
+        g_byte_array_set_size(buf, 0);
+        let n = qemu_plugin_read_register(s.r13 as *mut c_void, buf);
+        let b = &*buf;
+        if n < 8 || b.len < 8 {
+            return None;
+        }
+        let mut v = [0u8; 8];
+        v.copy_from_slice(std::slice::from_raw_parts(b.data, 8));
+        Some(u64::from_ne_bytes(v))
+    }
+}
+
+extern "C" fn exec(_vcpu_index: c_uint, ud: *mut c_void) {
     // SAFETY: `ud` is a `Block` leaked at translation, never freed.
     let b = unsafe { &*(ud as *const Block) };
     let mut g = STATE.lock().unwrap_or_else(|e| e.into_inner());
@@ -104,18 +172,20 @@ extern "C" fn exec(vcpu: c_uint, ud: *mut c_void) {
     if b.vaddr == s.mark {
         s.phase += 1;
     }
-    let ph = s.phase;
-    let v = vcpu as usize;
-    if s.vcpus.len() <= v {
-        s.vcpus.resize_with(v + 1, Vcpu::default);
+    if s.active == 0 && !b.is_call {
+        return;
     }
-    if std::mem::take(&mut s.vcpus[v].expect_entry) {
-        s.vcpus[v].entry = Some(b.vaddr);
+    let Some(cpu) = read_r13(s) else { return };
+    let ph = s.phase;
+    let v = s.vcpus.entry(cpu).or_default();
+    let was_active = v.expect_entry || v.entry.is_some();
+    if std::mem::take(&mut v.expect_entry) {
+        v.entry = Some(b.vaddr);
         s.calls.entry((ph, b.vaddr)).or_default().0 += 1;
     }
-    if let Some(entry) = s.vcpus[v].entry {
+    if let Some(entry) = v.entry {
         if b.vaddr == s.ret {
-            s.vcpus[v].entry = None;
+            v.entry = None;
         } else {
             s.calls.entry((ph, entry)).or_default().1 += b.insns;
             let t = s.blocks.entry((ph, entry, b.vaddr)).or_default();
@@ -124,7 +194,43 @@ extern "C" fn exec(vcpu: c_uint, ud: *mut c_void) {
         }
     }
     if b.is_call {
-        s.vcpus[v].expect_entry = true;
+        v.expect_entry = true;
+    }
+    let now_active = v.expect_entry || v.entry.is_some();
+    match (was_active, now_active) {
+        (false, true) => s.active += 1,
+        (true, false) => s.active = s.active.saturating_sub(1),
+        _ => {}
+    }
+}
+
+/// Finds `r13` among the first vCPU's registers.
+extern "C" fn vcpu_init(_id: PluginId, _vcpu: c_uint) {
+    let mut g = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(s) = g.as_mut() else { return };
+    if s.r13 != 0 {
+        return;
+    }
+    // SAFETY: Called in a vCPU's context, as `qemu_plugin_get_registers()`
+    // requires; the array holds `qemu_plugin_reg_descriptor`s and is freed
+    // here.
+    unsafe {
+        let regs = qemu_plugin_get_registers();
+        if regs.is_null() {
+            return;
+        }
+        let d =
+            std::slice::from_raw_parts((*regs).data as *const RegDescriptor, (*regs).len as usize);
+        if let Some(r) = d
+            .iter()
+            .find(|r| !r.name.is_null() && CStr::from_ptr(r.name).to_bytes() == b"r13")
+        {
+            s.r13 = r.handle as usize;
+        }
+        g_array_free(regs, 1);
+    }
+    if s.r13 == 0 {
+        eprintln!("insn_profile: the guest CPU has no register r13 (powerpc only)");
     }
 }
 
@@ -146,7 +252,7 @@ extern "C" fn translate(_id: PluginId, tb: *mut c_void) {
     }));
     // SAFETY: `tb` as above; the block is leaked, so it outlives every
     // execution of the translation.
-    unsafe { qemu_plugin_register_vcpu_tb_exec_cb(tb, exec, 0, b.cast()) };
+    unsafe { qemu_plugin_register_vcpu_tb_exec_cb(tb, exec, CB_R_REGS, b.cast()) };
 }
 
 extern "C" fn at_exit(_id: PluginId, _ud: *mut c_void) {
@@ -200,9 +306,12 @@ pub unsafe extern "C" fn qemu_plugin_install(
         eprintln!("insn_profile: needs call=ADDR,ret=ADDR,out=FILE[,mark=ADDR]");
         return 1;
     }
+    // SAFETY: A GLib allocation, kept for the plugin's life.
+    s.buf = unsafe { g_byte_array_new() } as usize;
     *STATE.lock().unwrap_or_else(|e| e.into_inner()) = Some(s);
     // SAFETY: Registering callbacks with the id QEMU gave.
     unsafe {
+        qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
         qemu_plugin_register_vcpu_tb_trans_cb(id, translate);
         qemu_plugin_register_atexit_cb(id, at_exit, std::ptr::null_mut());
     }
