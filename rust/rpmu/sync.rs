@@ -44,6 +44,23 @@ macro_rules! new_raw_spinlock {
 }
 pub use crate::new_raw_spinlock;
 
+/// `lockdep_assert_held()` for both backends; without lockdep the assertion
+/// is empty, so nothing is called.
+///
+/// # Safety
+///
+/// `ptr` is an initialised `raw_spinlock_t`.
+#[inline(always)]
+unsafe fn assert_held(ptr: *mut bindings::raw_spinlock) {
+    #[cfg(CONFIG_LOCKDEP)]
+    // SAFETY: The caller guarantees `ptr` is an initialised lock.
+    unsafe {
+        bindings::rpmu_raw_spin_assert_held(ptr)
+    }
+    #[cfg(not(CONFIG_LOCKDEP))]
+    let _ = ptr;
+}
+
 /// The [`Backend`] of [`RawSpinLockIrq`].
 pub struct RawSpinLockIrqBackend;
 
@@ -81,14 +98,8 @@ unsafe impl Backend for RawSpinLockIrqBackend {
     }
 
     unsafe fn assert_is_held(ptr: *mut Self::State) {
-        // Without lockdep the assertion is empty: no call.
-        #[cfg(CONFIG_LOCKDEP)]
         // SAFETY: The caller guarantees `ptr` is an initialised lock.
-        unsafe {
-            bindings::rpmu_raw_spin_assert_held(ptr)
-        }
-        #[cfg(not(CONFIG_LOCKDEP))]
-        let _ = ptr;
+        unsafe { assert_held(ptr) }
     }
 }
 
@@ -137,13 +148,7 @@ unsafe impl Backend for RawSpinLockBackend {
     }
 
     unsafe fn assert_is_held(ptr: *mut Self::State) {
-        // Without lockdep the assertion is empty: no call.
-        #[cfg(CONFIG_LOCKDEP)]
         // SAFETY: The caller guarantees `ptr` is an initialised lock.
-        unsafe {
-            bindings::rpmu_raw_spin_assert_held(ptr)
-        }
-        #[cfg(not(CONFIG_LOCKDEP))]
-        let _ = ptr;
+        unsafe { assert_held(ptr) }
     }
 }
