@@ -46,7 +46,7 @@ rpmu-bindgen-fns := perf_pmu_register|perf_pmu_unregister|perf_aux_output_begin|
 	hrtimer_cancel|hrtimer_try_to_cancel|bitmap_print_to_pagebuf|\
 	__cpuhp_setup_state|__cpuhp_remove_state|__cpuhp_state_add_instance|\
 	__cpuhp_state_remove_instance|anon_inode_getfile|fput|\
-	iounmap|fwnode_device_is_available|rpmu_.*
+	iounmap|fwnode_device_is_available|module_put|rpmu_.*
 rpmu-bindgen-vars := PERF_.*|DTL_LOG_.*|DISPATCH_LOG_BYTES|N_DISPATCH_LOG|\
 	CPUHP_.*|H_SUCCESS|H_PARAMETER|H_REGISTER_VPA|H_VPA_.*|IORESOURCE_MEM|O_RDONLY
 

@@ -30,36 +30,14 @@ guest_arch "$guest"
 image=$kimage targets="${kimage##*/} modules"
 
 # --- source ---------------------------------------------------------------
-fetch_source() {
-	local pkg deb
-	mkdir -p "$RPMU_CACHE/dl"
-	for pkg in "$KERNEL_PKG_PIN" "${KERNEL_PKG_FALLBACKS[@]}"; do
-		deb=$(ls "$RPMU_CACHE"/dl/"${pkg%%=*}"_*.deb 2>/dev/null | head -n1 || true)
-		if [ -z "$deb" ]; then
-			[ -f "$APT_PRIV/sources.list" ] || apt_priv_update
-			(cd "$RPMU_CACHE/dl" && retry 3 apt_priv download -q "$pkg" >&2) ||
-				{ apt_priv_update; (cd "$RPMU_CACHE/dl" && apt_priv download -q "$pkg" >&2); } ||
-				{ warn "could not download $pkg"; continue; }
-			deb=$(ls "$RPMU_CACHE"/dl/"${pkg%%=*}"_*.deb | head -n1)
-		fi
-		[ "$pkg" = "$KERNEL_PKG_PIN" ] || warn "using fallback kernel source $(basename "$deb") instead of $KERNEL_PKG_PIN"
-		echo "$deb"
-		return 0
-	done
-	die "no linux-source 7.x package could be downloaded"
-}
-
 deb=$(fetch_source)
 patches=("$RPMU_TOP"/patches/*.patch)
 src_key=$(basename "$deb" .deb)-p$(content_hash "${patches[@]}")
 src=$RPMU_CACHE/src/$src_key
 if [ ! -f "$src/.rpmu-ready" ]; then
 	log "unpacking $(basename "$deb")"
-	rm -rf "$src" "$src.tmp" "$src.deb"
-	mkdir -p "$src.tmp" "$src.deb"
-	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$src.deb" --wildcards './usr/src/linux-source-*.tar.xz'
-	tar -xJf "$src.deb"/usr/src/linux-source-*.tar.xz -C "$src.tmp" --strip-components=1
-	rm -rf "$src.deb"
+	rm -rf "$src"
+	unpack_source "$deb" "$src.tmp"
 	for p in "${patches[@]}"; do
 		log "applying $(basename "$p")"
 		patch -d "$src.tmp" -p1 --forward --batch <"$p" >&2
@@ -72,7 +50,10 @@ fi
 use_toolchain
 tools="$(rustc --version) $(bindgen --version) $(clang$LLVM_SUFFIX --version | head -n1)"
 key=$guest-$src_key-$(content_hash "${frags[@]}" -s "$tools")
-out=$RPMU_CACHE/build/$key
+# The build directory is a child of the source, so Kbuild names the source
+# `..` in every command it records: the pair can be copied and built on
+# incrementally elsewhere (scripts/series-check.sh does).
+out=$src/build-$key
 kmake() { make -C "$src" O="$out" ARCH="$karch" LLVM="$LLVM_SUFFIX" "$@"; }
 
 if [ ! -f "$out/.rpmu-built" ]; then

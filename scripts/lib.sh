@@ -150,3 +150,50 @@ sum_counts() {
 		passed=$((passed + p)) failed=$((failed + fl))
 	done
 }
+
+# The pinned linux-source package (or a fallback), downloaded once.
+fetch_source() {
+	local pkg deb
+	mkdir -p "$RPMU_CACHE/dl"
+	for pkg in "$KERNEL_PKG_PIN" "${KERNEL_PKG_FALLBACKS[@]}"; do
+		deb=$(ls "$RPMU_CACHE"/dl/"${pkg%%=*}"_*.deb 2>/dev/null | head -n1 || true)
+		if [ -z "$deb" ]; then
+			[ -f "$APT_PRIV/sources.list" ] || apt_priv_update
+			(cd "$RPMU_CACHE/dl" && retry 3 apt_priv download -q "$pkg" >&2) ||
+				{ apt_priv_update; (cd "$RPMU_CACHE/dl" && apt_priv download -q "$pkg" >&2); } ||
+				{ warn "could not download $pkg"; continue; }
+			deb=$(ls "$RPMU_CACHE"/dl/"${pkg%%=*}"_*.deb | head -n1)
+		fi
+		[ "$pkg" = "$KERNEL_PKG_PIN" ] || warn "using fallback kernel source $(basename "$deb") instead of $KERNEL_PKG_PIN"
+		echo "$deb"
+		return 0
+	done
+	die "no linux-source 7.x package could be downloaded"
+}
+
+
+# unpack_source DIR: the kernel source of the package, unpatched, into DIR
+# (the archive's file times kept).
+unpack_source() {
+	local deb=$1 dir=$2
+	rm -rf "$dir" "$dir.deb"
+	mkdir -p "$dir" "$dir.deb"
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir.deb" --wildcards './usr/src/linux-source-*.tar.xz'
+	tar -xJf "$dir.deb"/usr/src/linux-source-*.tar.xz -C "$dir" --strip-components=1
+	rm -rf "$dir.deb"
+}
+
+# clean_source: prints the unpatched source of the pinned kernel, unpacked
+# once into the cache.
+clean_source() {
+	local deb src
+	deb=$(fetch_source)
+	src=$RPMU_CACHE/src/$(basename "$deb" .deb)-clean
+	if [ ! -f "$src/.rpmu-ready" ]; then
+		log "unpacking $(basename "$deb")"
+		unpack_source "$deb" "$src.tmp"
+		mv "$src.tmp" "$src"
+		touch "$src/.rpmu-ready"
+	fi
+	echo "$src"
+}

@@ -12,6 +12,7 @@
 #include <linux/tick.h>
 #include <linux/kmemleak.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/perf_event.h>
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
@@ -36,7 +37,6 @@
 #include <asm/lppaca.h>
 #include <asm/paca.h>
 #include <asm/plpar_wrappers.h>
-#include <asm/smp.h>
 #include <asm/time.h>
 #endif
 
@@ -52,6 +52,12 @@ void rpmu_kmemleak_not_leak(const void *ptr)
 void *rpmu_dev_get_drvdata(struct device *dev)
 {
 	return dev_get_drvdata(dev);
+}
+
+/* A reference on a PMU's module (null: built in, nothing to take). */
+bool rpmu_try_module_get(struct module *module)
+{
+	return try_module_get(module);
 }
 
 bool rpmu_perfmon_capable(void)
@@ -332,7 +338,8 @@ static int rpmu_acpi_first_mem(struct acpi_device *adev, struct resource *res)
 #endif
 
 /* The node's first memory window: `reg` index 0 (DT) or the first memory
- * resource of `_CRS` (ACPI). */
+ * resource of `_CRS` (ACPI).
+ */
 int rpmu_fwnode_mem_resource(struct fwnode_handle *fwnode, struct resource *res)
 {
 	if (is_of_node(fwnode))
@@ -364,7 +371,7 @@ struct device_node *rpmu_dev_of_node(struct device *dev)
 }
 
 /* Syscon and regmap are optional: without them these fail cleanly. */
-struct regmap *rpmu_syscon_regmap_lookup_by_phandle(struct device_node *np,
+struct regmap *rpmu_syscon_by_phandle(struct device_node *np,
 						    const char *property)
 {
 	return syscon_regmap_lookup_by_phandle(np, property);
@@ -397,7 +404,8 @@ bool rpmu_event_is_software(struct perf_event *event)
 
 /* Calls fn for the group leader of `event` and each of its siblings (the
  * event being initialised is not on the sibling list yet); stops at the
- * first non-zero return. */
+ * first non-zero return.
+ */
 int rpmu_for_each_group_member(struct perf_event *event,
 			       int (*fn)(struct perf_event *member, void *ctx),
 			       void *ctx)

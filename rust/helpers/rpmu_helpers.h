@@ -18,6 +18,7 @@
 #include <asm/local64.h>
 
 struct attribute;
+struct module;
 struct hrtimer;
 struct page;
 
@@ -25,6 +26,7 @@ struct device;
 struct perf_event;
 
 void *rpmu_dev_get_drvdata(struct device *dev);
+bool rpmu_try_module_get(struct module *module);
 
 bool rpmu_perfmon_capable(void);
 void rpmu_event_fix_period(struct perf_event *event, u64 period);
@@ -85,7 +87,7 @@ const char *rpmu_fwnode_acpi_hid(struct fwnode_handle *fwnode);
 bool rpmu_fwnode_is_of(struct fwnode_handle *fwnode);
 struct device_node *rpmu_dev_of_node(struct device *dev);
 struct regmap;
-struct regmap *rpmu_syscon_regmap_lookup_by_phandle(struct device_node *np,
+struct regmap *rpmu_syscon_by_phandle(struct device_node *np,
 						    const char *property);
 int rpmu_regmap_read(struct regmap *map, unsigned int reg, unsigned int *val);
 int rpmu_request_irq(unsigned int irq, irqreturn_t (*handler)(int, void *),

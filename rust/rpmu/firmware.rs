@@ -146,8 +146,7 @@ impl Syscon {
         }
         // SAFETY: `np` is the device's live DT node; `property` is
         // NUL-terminated.
-        let map =
-            unsafe { bindings::rpmu_syscon_regmap_lookup_by_phandle(np, property.as_char_ptr()) };
+        let map = unsafe { bindings::rpmu_syscon_by_phandle(np, property.as_char_ptr()) };
         let map = kernel::error::from_err_ptr(map)?;
         // INVARIANT: returned by `syscon_regmap_lookup_by_phandle`.
         Ok(Self {

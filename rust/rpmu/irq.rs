@@ -11,8 +11,6 @@
 //! (`'static`): forgetting the box leaks the memory together with the
 //! registration, so neither the cookie nor anything the handler reaches
 //! can dangle, and creating one is safe.
-//!
-//! Before 7.3 the same names come from [`crate::rpmu::compat::irq`].
 
 #[cfg(rpmu_devres_irq)]
 pub use crate::rpmu::compat::irq::{register, BoxedRegistration, Handler, IrqReturn};

@@ -91,11 +91,11 @@ fn note_writer(buf: &DtlBuffer, c: &mut Cursor, seen: &Seen, head_after: u64, to
 /// `at` on (after the header record's slot in a new transaction), entry by
 /// entry, and checks each entry as it copies it, from the words it loaded
 /// from the ring (the AUX area is user space's to write); the copy stops at
-/// the first entry that is not fresh. `None`, with the cursor unchanged and nothing kept, if the poll
-/// needs [`take_general`]: kinds to drop, entries overwritten while they
-/// were copied, or a full ring (its oldest slot needs a second look). The
-/// entries checked are those copied: no slot of the span is written while
-/// the ring is not full.
+/// the first entry that is not fresh. `None`, with the cursor unchanged and
+/// nothing kept, if the poll needs [`take_general`]: kinds to drop, entries
+/// overwritten while they were copied, or a full ring (its oldest slot
+/// needs a second look). The entries checked are those copied: no slot of
+/// the span is written while the ring is not full.
 pub(crate) fn take_direct<T: PmuDriver>(
     buf: &DtlBuffer,
     c: &mut Cursor,

@@ -46,15 +46,15 @@ module! {
     params: {
         adaptive: bool {
             default: true,
-            description: "Adapt the polling period to the DTL fill level (default; 0: poll at the sample period)",
+            description: "Adapt the poll period to the DTL fill level (default; 0: sample period)",
         },
         lazy: bool {
             default: true,
-            description: "Poll a quiet CPU at its own timer interrupts, without waking it (default; 0: always at the period)",
+            description: "Poll a quiet CPU at its ticks, not waking it (default; 0: at the period)",
         },
         ring_kib: u32 {
             default: 0,
-            description: "DTL ring per CPU in KiB: 4, 64 (4 where the hypervisor refuses it), or 0 (default: 64 under KVM, 4 under PowerVM)",
+            description: "DTL ring per CPU in KiB: 4, 64 or 0 (default: 64 under KVM, else 4)",
         },
     },
 }

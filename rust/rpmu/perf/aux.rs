@@ -112,7 +112,9 @@ pub(super) unsafe fn setup<T: PmuDriver>(
 ) -> *mut c_void {
     // The module reference first: `free` may run after the event and the
     // registration are gone, and only this keeps the module loaded for it.
-    let Ok(pin) = ModulePin::new() else {
+    // SAFETY: The event's PMU is registered while perf sets up its AUX
+    // area, so its module is valid.
+    let Ok(pin) = (unsafe { ModulePin::new((*(*event.raw()).pmu).module) }) else {
         return core::ptr::null_mut();
     };
     // SAFETY: Guaranteed by the caller.

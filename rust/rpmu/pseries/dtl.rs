@@ -32,7 +32,7 @@ use kernel::{
 };
 
 mod claim;
-mod geometry;
+pub mod geometry;
 mod mask;
 mod read;
 pub use read::RingView;
