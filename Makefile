@@ -6,6 +6,9 @@
 #   make demo-xgene  the X-Gene PMU demo in QEMU virt (arm64), simulated silicon
 #                  (XGENE=1|2|3: that version, described by ACPI, booted with UEFI)
 #   make check     every test: host, KUnit and end-to-end in QEMU
+#   make series    the upstream patch series in build/series/, generated from
+#                  this tree against the pinned 7.3.4 (make check applies it,
+#                  runs checkpatch and builds it in-tree)
 #   make soak      the fuzzers and soak cases at full size (hours)
 #   make compat    the modules against another kernel (Debian's newest other
 #                  Rust-enabled 7.x linux-source) and its quick guest cases
@@ -25,7 +28,7 @@ ARCH ?= powerpc
 LLVM ?= -19
 TESTS ?= y
 
-.PHONY: demo demo-kvm demo-xgene check soak compat bench mutants modules dkms modules_clean host-test lint dkms-check clean
+.PHONY: demo demo-kvm demo-xgene check series soak compat bench mutants modules dkms modules_clean host-test lint dkms-check clean
 
 demo:
 	scripts/demo.sh
@@ -38,6 +41,9 @@ demo-xgene:
 
 check:
 	scripts/check.sh
+
+series:
+	scripts/series.sh
 
 soak:
 	scripts/soak.sh

@@ -95,6 +95,11 @@ rpmu-bindgen-opaque := perf_event_context|perf_buffer|perf_event_pmu_context|\
 rpmu-alt = $(subst $(space),,$(1))$(if $(2),|$(subst $(space),,$(2)))
 rpmu-extra-h := $(if $(rpmu-extra-header),$(src)/$(rpmu-extra-header))
 
+# The kernel's own choices of enum style (`--newtype-enum`: a C enum as a
+# struct with associated constants), so the generated names are the ones
+# the kernel crate's bindings give.
+rpmu-bindgen-enums := $(shell grep -E '^--newtype-enum ' $(srctree)/rust/bindgen_parameters)
+
 quiet_cmd_rpmu_bindgen = BINDGEN $@
       cmd_rpmu_bindgen = \
 	$(BINDGEN) $< --use-core --ctypes-prefix ffi --no-layout-tests \
@@ -103,7 +108,7 @@ quiet_cmd_rpmu_bindgen = BINDGEN $@
 		--allowlist-function '$(call rpmu-alt,$(rpmu-bindgen-fns),$(rpmu-extra-fns))' \
 		--allowlist-var '$(call rpmu-alt,$(rpmu-bindgen-vars),$(rpmu-extra-vars))' \
 		--opaque-type '$(subst $(space),,$(rpmu-bindgen-opaque))' \
-		--with-derive-default \
+		--with-derive-default $(rpmu-bindgen-enums) \
 		-o $@ -- $(c_flags) -w -DMODULE -D__BINDGEN__ -fno-builtin $(rpmu-bindgen-defs) \
 		-I$(rpmu-top)/rust/helpers $(addprefix -include ,$(rpmu-extra-h))
 

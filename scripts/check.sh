@@ -128,16 +128,29 @@ for ko in "$ppc_mods/drivers/perf/vpa_dtl/vpa_dtl.ko" "$arm_mods/drivers/perf/xg
 done
 echo "$sp $sf" >build/shipped.counts
 
+# The upstream series (make series), applied to the release and built
+# in-tree for both architectures on copies of the test kernels' builds.
+log "series: make series; applied, checkpatch, in-tree builds (beside the guests)"
+rm -rf build/series
+"$RPMU_TOP/scripts/series.sh" >/dev/null
+
 # The two chains run side by side (most of a guest's time is spent in tests
-# that sleep); each chain's output is shown when it ends.
+# that sleep), and the series' builds beside them; each one's output is
+# shown when it ends.
 (set -e; chain ppc) >build/chain-ppc64le.out 2>&1 &
 ppc_pid=$!
 (set -e; chain arm; sysfs_diff) >build/chain-arm64.out 2>&1 &
 arm_pid=$!
+(for g in ppc64le arm64; do "$RPMU_TOP/scripts/series-check.sh" "$g" "build/series-$g.counts" || true; done) \
+	>build/chain-series.out 2>&1 &
+series_pid=$!
 ppc_rc=0 arm_rc=0
 wait $ppc_pid || ppc_rc=$?
 wait $arm_pid || arm_rc=$?
+wait $series_pid || true
+for g in ppc64le arm64; do [ -s "build/series-$g.counts" ] || echo "0 1" >"build/series-$g.counts"; done
 cat build/chain-ppc64le.out build/chain-arm64.out
+grep -v '^\[' build/chain-series.out || true
 # A chain that stopped early left cases uncounted: count that as a failure.
 [ "$ppc_rc" = 0 ] || { echo "  FAILED the ppc64le chain stopped (exit $ppc_rc)"; echo "0 1" >build/chain-ppc64le.counts; }
 [ "$arm_rc" = 0 ] || { echo "  FAILED the arm64 chain stopped (exit $arm_rc)"; echo "0 1" >build/chain-arm64.counts; }

@@ -16,117 +16,137 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$RPMU_TOP"
 
-guest=${1:?usage: series-check.sh ppc64le|arm64 COUNTS}
-counts=${2:?usage: series-check.sh ppc64le|arm64 COUNTS}
-guest_arch "$guest"
-pass=0 fail=0
-ok() { echo "  ok     $*"; pass=$((pass + 1)); }
-bad() { echo "  FAILED $*"; fail=$((fail + 1)); }
-finish() { echo "$pass $fail" >"$counts"; }
-trap finish EXIT
+# One function, so that bash has read all of it before it runs.
+main() {
+	guest=${1:?usage: series-check.sh ppc64le|arm64 COUNTS}
+	counts=${2:?usage: series-check.sh ppc64le|arm64 COUNTS}
+	guest_arch "$guest"
+	pass=0 fail=0
+	ok() { echo "  ok     $*"; pass=$((pass + 1)); }
+	bad() { echo "  FAILED $*"; fail=$((fail + 1)); }
+	# A run that stops on an error counts one failure more.
+	finish() {
+		local rc=$?
+		[ "$rc" = 0 ] || bad "$guest: series-check stopped (exit $rc)"
+		echo "$pass $fail" >"$counts"
+	}
+	trap finish EXIT
 
-series=$RPMU_TOP/build/series
-lock=$RPMU_TOP/build/series.lock
-# Both architectures' runs may start together: one makes the series.
-(flock 9; [ -f "$series/.done" ] || { scripts/series.sh >&2 && touch "$series/.done"; }) 9>"$lock"
+	# The series as make series writes it; make check makes it once, before
+	# both architectures' runs.
+	series=$RPMU_TOP/build/series
+	[ -d "$series" ] || scripts/series.sh >&2
 
-kdir=$(scripts/kernel.sh "$guest")
-ksrc=$(readlink -f "$kdir/..")
-clean=$(clean_source)
-use_toolchain
-top=$RPMU_CACHE/series/$guest
-tree=$top/linux
-out=$tree/$(basename "$kdir")
+	kdir=$(scripts/kernel.sh "$guest")
+	ksrc=$(readlink -f "$kdir/..")
+	clean=$(clean_source)
+	use_toolchain
+	top=$RPMU_CACHE/series/$guest
+	tree=$top/linux
+	out=$tree/$(basename "$kdir")
 
-# --- the tree: the release, as a git repository ----------------------------
-if [ ! -f "$top/.ready" ] || [ "$(cat "$top/.ready")" != "$kdir" ]; then
-	log "series: copying the $guest test kernel's source and build"
-	rm -rf "$top"
-	mkdir -p "$tree"
-	tar -C "$ksrc" --exclude='./build-*' -cf - . | tar -C "$tree" -xf -
-	# The test kernel carries patches/*.patch: back to the release.
-	for f in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' patches/*.patch | sort -u); do
-		cp "$clean/$f" "$tree/$f"
+	# --- the tree: the release, as a git repository ----------------------------
+	if [ ! -f "$top/.ready" ] || [ "$(cat "$top/.ready")" != "$kdir" ]; then
+		log "series: copying the $guest test kernel's source and build"
+		rm -rf "$top"
+		mkdir -p "$tree"
+		tar -C "$ksrc" --exclude='./build-*' -cf - . | tar -C "$tree" -xf -
+		# The test kernel carries patches/*.patch: back to the release.
+		for f in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' patches/*.patch | sort -u); do
+			cp "$clean/$f" "$tree/$f"
+		done
+		git -C "$tree" init -q -b release
+		git -C "$tree" config gc.auto 0
+		echo '/build-*/' >>"$tree/.git/info/exclude"
+		# (add -f: Debian's source ships a .gitignore that ignores "/*".)
+		git -C "$tree" add -A -f
+		git -C "$tree" -c user.name=release -c user.email=release@localhost commit -q -m "Linux 7.3.4 (Debian linux-source)"
+		git -C "$tree" tag base
+		cp -a "$kdir" "$out"
+		echo "$kdir" >"$top/.ready"
+	fi
+	git -C "$tree" am --abort >/dev/null 2>&1 || true
+	git -C "$tree" reset -q --hard base
+	git -C "$tree" clean -fdq
+	patches=$(ls "$series"/0*.patch | grep -v '/0000-')
+	# shellcheck disable=SC2086 # one word a patch
+	if timeout 300 git -C "$tree" -c user.name="$(git log -1 --format=%an)" -c user.email="$(git log -1 --format=%ae)" \
+		am -q $patches >"$top/am.log" 2>&1 &&
+		[ "$(git -C "$tree" rev-list --count base..HEAD)" = "$(echo "$patches" | wc -l)" ]; then
+		ok "$guest: the series applies with git am to the release ($(git -C "$tree" rev-list --count base..HEAD) patches)"
+	else
+		bad "$guest: git am of the series (see $top/am.log)"
+		exit 0
+	fi
+
+	# A file the series leaves as the test kernel has it (patches/*.patch are
+	# the series' first patches) keeps the test kernel's file time, so Kbuild
+	# does not rebuild what includes it.
+	git -C "$tree" diff --name-only base HEAD | while read -r f; do
+		if [ -f "$ksrc/$f" ] && cmp -s "$ksrc/$f" "$tree/$f"; then touch -r "$ksrc/$f" "$tree/$f"; fi
 	done
-	git -C "$tree" init -q -b release
-	echo '/build-*/' >>"$tree/.git/info/exclude"
-	git -C "$tree" add -A
-	git -C "$tree" -c user.name=release -c user.email=release@localhost commit -q -m "Linux 7.3.4 (Debian linux-source)"
-	git -C "$tree" tag base
-	cp -a "$kdir" "$out"
-	echo "$kdir" >"$top/.ready"
-fi
-git -C "$tree" reset -q --hard base
-git -C "$tree" clean -fdq
-if timeout 300 git -C "$tree" -c user.name="$(git config user.name)" -c user.email="$(git config user.email)" \
-	am -q "$series"/0*.patch >"$top/am.log" 2>&1 &&
-	[ "$(git -C "$tree" rev-list --count base..HEAD)" = "$(ls "$series"/0*.patch | grep -vc 0000-)" ]; then
-	ok "$guest: the series applies with git am to the release ($(git -C "$tree" rev-list --count base..HEAD) patches)"
-else
-	bad "$guest: git am of the series (see $top/am.log)"
-	exit 0
-fi
 
-# --- checkpatch (once: the patches are the same for both architectures) --
-if [ "$guest" = ppc64le ]; then
-	listed=$(sed -n 's/^  \([A-Z_]*\): .*/\1/p' scripts/series/cover-letter.txt | sort -u)
-	for p in "$series"/0*.patch; do
-		[[ $p == */0000-* ]] && continue
-		r=$(cd "$tree" && timeout 120 ./scripts/checkpatch.pl --strict --show-types "$p" 2>&1 || true)
-		errors=$(grep -c '^ERROR:' <<<"$r" || true)
-		types=$(grep -oE '^(WARNING|CHECK):[A-Z_]+' <<<"$r" | cut -d: -f2 | sort -u)
-		unlisted=$(comm -23 <(echo "$types" | sed '/^$/d') <(echo "$listed"))
-		if [ "$errors" = 0 ] && [ -z "$unlisted" ]; then
-			ok "checkpatch --strict $(basename "$p"): no error${types:+, listed: $(echo $types)}"
+	# --- checkpatch (once: the patches are the same for both architectures) --
+	if [ "$guest" = ppc64le ]; then
+		listed=$(sed -n 's/^  \([A-Z_]*\): .*/\1/p' scripts/series/cover-letter.txt | sort -u)
+		for p in $patches; do
+			r=$(cd "$tree" && timeout 120 ./scripts/checkpatch.pl --strict --show-types "$p" 2>&1 || true)
+			errors=$(grep -c '^ERROR:' <<<"$r" || true)
+			types=$(grep -oE '^(WARNING|CHECK):[A-Z_]+' <<<"$r" | cut -d: -f2 | sort -u || true)
+			unlisted=$(comm -23 <(echo "$types" | sed '/^$/d') <(echo "$listed"))
+			if [ "$errors" = 0 ] && [ -z "$unlisted" ]; then
+				ok "checkpatch --strict $(basename "$p"): no error${types:+, listed: $(echo $types)}"
+			else
+				bad "checkpatch --strict $(basename "$p"): $errors errors, not listed in the cover letter: $(echo $unlisted)"
+				grep -E '^(ERROR|WARNING|CHECK):' <<<"$r" | head -n 5 | sed 's/^/         /'
+			fi
+		done
+	fi
+
+	# --- the in-tree build ----------------------------------------------------
+	kmake() { make -C "$tree" O="$out" ARCH="$karch" LLVM="$LLVM_SUFFIX" "$@"; }
+	"$tree"/scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" \
+		"tools/testing/configs/series-$guest.config" >/dev/null
+	kmake -s olddefconfig >&2
+	missing=$(grep '^CONFIG_' "tools/testing/configs/series-$guest.config" | while read -r l; do
+		grep -qxF "$l" "$out/.config" || echo "$l"
+	done)
+	[ -z "$missing" ] || { bad "$guest: config lines lost: $missing"; exit 0; }
+	changed=$(git -C "$tree" diff --name-only base HEAD)
+	log "series: building $guest in-tree (CLIPPY=1)"
+	if timeout 2400 make -C "$tree" O="$out" ARCH="$karch" LLVM="$LLVM_SUFFIX" CLIPPY=1 -j"$(nproc)" \
+		"${kimage##*/}" modules >"$top/build.log" 2>&1; then
+		warn_lines=$(grep -E '(warning|error)(\[[^]]*\])?:' -A4 "$top/build.log" | grep -F -f <(echo "$changed") || true)
+		if [ -z "$warn_lines" ]; then
+			ok "$guest: in-tree build with CLIPPY=1, no warning in the series' files"
 		else
-			bad "checkpatch --strict $(basename "$p"): $errors errors, not listed in the cover letter: $(echo $unlisted)"
-			grep -E '^(ERROR|WARNING|CHECK):' <<<"$r" | head -n 5 | sed 's/^/         /'
+			bad "$guest: warnings in the series' files (see $top/build.log)"
+			echo "$warn_lines" | head -n 10 | sed 's/^/         /'
+		fi
+	else
+		bad "$guest: in-tree build failed (see $top/build.log)"
+		grep -E '^(error|warning)|error:' "$top/build.log" | head -n 10 | sed 's/^/         /'
+		exit 0
+	fi
+	for m in $(sed -n 's/^CONFIG_\([A-Z_]*RUST\)=m$/\1/p' "tools/testing/configs/series-$guest.config"); do
+		name=$(echo "$m" | tr 'A-Z' 'a-z')
+		if ko=$(find "$out" -name "$name.ko" | head -n1) && [ -n "$ko" ]; then
+			ok "$guest: $name.ko built in-tree"
+		else
+			bad "$guest: no $name.ko"
 		fi
 	done
-fi
-
-# --- the in-tree build ----------------------------------------------------
-kmake() { make -C "$tree" O="$out" ARCH="$karch" LLVM="$LLVM_SUFFIX" "$@"; }
-"$tree"/scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" \
-	"tools/testing/configs/series-$guest.config" >/dev/null
-kmake -s olddefconfig >&2
-missing=$(grep '^CONFIG_' "tools/testing/configs/series-$guest.config" | while read -r l; do
-	grep -qxF "$l" "$out/.config" || echo "$l"
-done)
-[ -z "$missing" ] || { bad "$guest: config lines lost: $missing"; exit 0; }
-changed=$(git -C "$tree" diff --name-only base HEAD)
-log "series: building $guest in-tree (CLIPPY=1)"
-if timeout 2400 make -C "$tree" O="$out" ARCH="$karch" LLVM="$LLVM_SUFFIX" CLIPPY=1 -j"$(nproc)" \
-	"${kimage##*/}" modules >"$top/build.log" 2>&1; then
-	warn_lines=$(grep -E '(warning|error)(\[[^]]*\])?:' -A4 "$top/build.log" | grep -F -f <(echo "$changed") || true)
-	if [ -z "$warn_lines" ]; then
-		ok "$guest: in-tree build with CLIPPY=1, no warning in the series' files"
+	if timeout 600 make -C "$tree" O="$out" ARCH="$karch" LLVM="$LLVM_SUFFIX" CLIPPY=1 rustfmtcheck >"$top/rustfmt.log" 2>&1; then
+		ok "$guest: make rustfmtcheck"
 	else
-		bad "$guest: warnings in the series' files (see $top/build.log)"
-		echo "$warn_lines" | head -n 10 | sed 's/^/         /'
+		bad "$guest: make rustfmtcheck (see $top/rustfmt.log)"
 	fi
-else
-	bad "$guest: in-tree build failed (see $top/build.log)"
-	grep -E '^(error|warning)|error:' "$top/build.log" | head -n 10 | sed 's/^/         /'
-	exit 0
-fi
-for m in $(sed -n 's/^CONFIG_\([A-Z_]*RUST\)=m$/\1/p' "tools/testing/configs/series-$guest.config"); do
-	name=$(echo "$m" | tr 'A-Z' 'a-z')
-	if ko=$(find "$out" -name "$name.ko" | head -n1) && [ -n "$ko" ]; then
-		ok "$guest: $name.ko built in-tree"
+	if timeout 1200 make -C "$tree" O="$out" ARCH="$karch" LLVM="$LLVM_SUFFIX" CLIPPY=1 -j"$(nproc)" rustdoc >"$top/rustdoc.log" 2>&1 &&
+		! grep -E '^(warning|error)' "$top/rustdoc.log" | grep -qv 'target-feature\|warnings emitted'; then
+		ok "$guest: make rustdoc, no warning"
 	else
-		bad "$guest: no $name.ko"
+		bad "$guest: make rustdoc (see $top/rustdoc.log)"
+		grep -E '^(warning|error)' -A3 "$top/rustdoc.log" | grep -v target-feature | head -n 10 | sed 's/^/         /'
 	fi
-done
-if timeout 600 make -C "$tree" O="$out" ARCH="$karch" LLVM="$LLVM_SUFFIX" rustfmtcheck >"$top/rustfmt.log" 2>&1; then
-	ok "$guest: make rustfmtcheck"
-else
-	bad "$guest: make rustfmtcheck (see $top/rustfmt.log)"
-fi
-if timeout 1200 make -C "$tree" O="$out" ARCH="$karch" LLVM="$LLVM_SUFFIX" -j"$(nproc)" rustdoc >"$top/rustdoc.log" 2>&1 &&
-	! grep -qE '^(warning|error)' "$top/rustdoc.log"; then
-	ok "$guest: make rustdoc, no warning"
-else
-	bad "$guest: make rustdoc (see $top/rustdoc.log)"
-	grep -E '^(warning|error)' -A3 "$top/rustdoc.log" | head -n 10 | sed 's/^/         /'
-fi
+}
+main "$@"

@@ -402,13 +402,14 @@ bool rpmu_event_is_software(struct perf_event *event)
 	return is_software_event(event);
 }
 
-/* Calls fn for the group leader of `event` and each of its siblings (the
+/*
+ * Calls visit for the group leader of `event` and each of its siblings (the
  * event being initialised is not on the sibling list yet); stops at the
  * first non-zero return.
  */
-int rpmu_for_each_group_member(struct perf_event *event,
-			       int (*fn)(struct perf_event *member, void *ctx),
-			       void *ctx)
+int rpmu_visit_group(struct perf_event *event,
+		     int (*visit)(struct perf_event *member, void *ctx),
+		     void *ctx)
 {
 	struct perf_event *leader = event->group_leader, *sibling;
 	int ret;
@@ -416,11 +417,11 @@ int rpmu_for_each_group_member(struct perf_event *event,
 	/* A new group leader has no siblings (and no context yet). */
 	if (leader == event)
 		return 0;
-	ret = fn(leader, ctx);
+	ret = visit(leader, ctx);
 	if (ret)
 		return ret;
 	for_each_sibling_event(sibling, leader) {
-		ret = fn(sibling, ctx);
+		ret = visit(sibling, ctx);
 		if (ret)
 			return ret;
 	}

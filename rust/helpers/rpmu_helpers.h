@@ -5,7 +5,7 @@
  * rpmu_event_fix_period() (a frequency event turned into a fixed period),
  * the registry of this module's AUX areas (rpmu_aux_*),
  * rpmu_fwnode_mem_resource() (a DT or ACPI node's first memory window) and
- * rpmu_for_each_group_member(); and rpmu_compat.c, what a kernel before 7.3
+ * rpmu_visit_group(); and rpmu_compat.c, what a kernel before 7.3
  * lacks. The drivers' logic stays in Rust.
  */
 #ifndef RPMU_HELPERS_H
@@ -94,9 +94,9 @@ int rpmu_request_irq(unsigned int irq, irqreturn_t (*handler)(int, void *),
 		     unsigned long flags, const char *name, void *cookie);
 int rpmu_irq_set_affinity(unsigned int irq, unsigned int cpu);
 bool rpmu_event_is_software(struct perf_event *event);
-int rpmu_for_each_group_member(struct perf_event *event,
-			       int (*fn)(struct perf_event *member, void *ctx),
-			       void *ctx);
+int rpmu_visit_group(struct perf_event *event,
+		     int (*visit)(struct perf_event *member, void *ctx),
+		     void *ctx);
 unsigned int rpmu_first_online_cpu_except(unsigned int cpu);
 unsigned int rpmu_first_online_cpu(void);
 

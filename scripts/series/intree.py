@@ -353,8 +353,16 @@ def helpers_c(text, drop_includes, not_inline=()):
 
 def _reflow(m):
     """A helper's signature, its arguments aligned with the parenthesis
-    (tabs of 8 columns), in at most 100 columns."""
-    sig = m.group(1) + " ".join(m.group(2).split())
+    (tabs of 8 columns), in at most 100 columns: without the inlining
+    marker if it only fits so (setup calls with function-pointer
+    arguments, which gain nothing from inlining)."""
+    out = _reflow_sig(m.group(1) + " ".join(m.group(2).split()))
+    if m.group(1) and max(len(l.expandtabs(8)) for l in out.split("\n")) > 100:
+        out = _reflow_sig(" ".join(m.group(2).split()))
+    return out
+
+
+def _reflow_sig(sig):
     sig = sig.replace("( ", "(").replace(" )", ")")
     if len(sig) <= 100:
         return sig + "\n{"

@@ -155,6 +155,7 @@ def helpers_step(tree):
     perf = intree.helpers_c(
         c,
         ["rpmu_helpers.h", "rpmu_compat.c", "rpmu_pseries_helpers.c"],
+        # Not inlined: the AUX registry, which uses this file's static data.
         not_inline=("rpmu_aux_register", "rpmu_aux_unregister", "rpmu_aux_is"),
     )
     perf = perf.replace(" * Compiled into each module that includes rust/rpmu.\n", "")
@@ -321,8 +322,9 @@ def main():
     repo = out / "git"
     subprocess.run(["rm", "-rf", str(out)], check=True)
     repo.mkdir(parents=True)
-    name = git(TOP, "config", "user.name").strip()
-    email = git(TOP, "config", "user.email").strip()
+    # The author of the series is the author of this tree's last commit.
+    name = git(TOP, "log", "-1", "--format=%an").strip()
+    email = git(TOP, "log", "-1", "--format=%ae").strip()
     signoff = "Signed-off-by: %s <%s>" % (name, email)
     msgs, fix = messages(), fixes()
 

@@ -171,7 +171,7 @@ unsafe impl<T: PmuDriver> Send for AuxSlot<T> {}
 ///
 /// # Invariants
 ///
-/// `slot` is the event's [`AuxSlot`], in state `BUSY` or `BUSY_END`, set so
+/// `slot` is the event's `AuxSlot`, in state `BUSY` or `BUSY_END`, set so
 /// by this value; its transaction is open, and `aux` is the `AuxBox<T>`
 /// that `perf_aux_output_begin` returned for it.
 pub struct AuxOutput<'a, T: PmuDriver> {

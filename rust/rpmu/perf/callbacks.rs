@@ -155,19 +155,19 @@ impl<T: PmuDriver> Registration<T> {
         // Stopped (`stop` or `del` ran, maybe nested in this very call):
         // the driver is not called, and the timer not re-armed.
         if !ev.event_box_armed().load(Relaxed) {
-            return bindings::hrtimer_restart_HRTIMER_NORESTART;
+            return bindings::hrtimer_restart::HRTIMER_NORESTART;
         }
         let restart = ev.driver().timer(ev);
         if !ev.event_box_armed().load(Relaxed) {
-            return bindings::hrtimer_restart_HRTIMER_NORESTART;
+            return bindings::hrtimer_restart::HRTIMER_NORESTART;
         }
         match restart {
-            TimerRestart::Stop => bindings::hrtimer_restart_HRTIMER_NORESTART,
+            TimerRestart::Stop => bindings::hrtimer_restart::HRTIMER_NORESTART,
             TimerRestart::After(d) => {
                 // SAFETY: Called from the timer's own callback, as
                 // hrtimer_forward_now() requires.
                 unsafe { bindings::rpmu_hrtimer_forward_now(timer.cast(), timer_ns(d)) };
-                bindings::hrtimer_restart_HRTIMER_RESTART
+                bindings::hrtimer_restart::HRTIMER_RESTART
             }
             TimerRestart::Lazy { after, deadline } => {
                 let after = timer_ns(after);
@@ -175,7 +175,7 @@ impl<T: PmuDriver> Registration<T> {
                 // SAFETY: Called from the timer's own callback, which may
                 // set the expiry of the timer it restarts.
                 unsafe { bindings::rpmu_hrtimer_set_lazy(timer.cast(), after, slack) };
-                bindings::hrtimer_restart_HRTIMER_RESTART
+                bindings::hrtimer_restart::HRTIMER_RESTART
             }
         }
     }

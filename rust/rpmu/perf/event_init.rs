@@ -149,7 +149,7 @@ impl EventInit<'_> {
         // SAFETY: The event is valid, `cb` matches the helper's callback type
         // and `ctx` outlives the call.
         to_result(unsafe {
-            bindings::rpmu_for_each_group_member(
+            bindings::rpmu_visit_group(
                 self.ptr.as_ptr(),
                 Some(cb),
                 core::ptr::from_mut(&mut ctx).cast(),

@@ -30,7 +30,7 @@
 
 use crate::rpmu::bindings;
 use core::ptr::NonNull;
-use kernel::{error::from_err_ptr, ffi::c_int, prelude::*};
+use kernel::{error::from_err_ptr, prelude::*};
 
 /// `file_operations` whose only purpose is the module reference.
 #[repr(transparent)]
@@ -65,7 +65,7 @@ static PIN_OPS: PinOps = PinOps(kernel::bindings::file_operations {
 unsafe extern "C" fn pin_release(
     _inode: *mut kernel::bindings::inode,
     file: *mut kernel::bindings::file,
-) -> c_int {
+) -> kernel::ffi::c_int {
     // SAFETY: `file` is valid (guaranteed by the caller); its private data
     // is the module `new` took a reference on (or null, for a PMU built
     // into the kernel, which `module_put` ignores).

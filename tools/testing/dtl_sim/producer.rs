@@ -492,7 +492,7 @@ unsafe extern "C" fn base_tick(t: *mut b::hrtimer) -> b::hrtimer_restart {
     let c = unsafe { &*kernel::container_of!(t.cast::<Opaque<b::hrtimer>>(), Cpu, base_timer) };
     let mut s = c.s.lock();
     c.settle_base(&mut s);
-    b::hrtimer_restart_HRTIMER_NORESTART
+    b::hrtimer_restart::HRTIMER_NORESTART
 }
 
 /// Producer tick.
@@ -524,5 +524,5 @@ unsafe extern "C" fn tick(t: *mut b::hrtimer) -> b::hrtimer_restart {
     }
     // SAFETY: Called from the timer's own callback.
     unsafe { b::rpmu_hrtimer_forward_now(t, p.period_ns) };
-    b::hrtimer_restart_HRTIMER_RESTART
+    b::hrtimer_restart::HRTIMER_RESTART
 }

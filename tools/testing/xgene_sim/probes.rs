@@ -218,5 +218,5 @@ pub(crate) unsafe extern "C" fn tick(t: *mut b::hrtimer) -> b::hrtimer_restart {
             s.raise();
         }
     }
-    b::hrtimer_restart_HRTIMER_RESTART
+    b::hrtimer_restart::HRTIMER_RESTART
 }
