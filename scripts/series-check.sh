@@ -148,5 +148,30 @@ main() {
 		bad "$guest: make rustdoc (see $top/rustdoc.log)"
 		grep -E '^(warning|error)' -A3 "$top/rustdoc.log" | grep -v target-feature | head -n 10 | sed 's/^/         /'
 	fi
+
+	# --- the in-tree driver in a guest of the series' kernel --------------
+	# The demo of the architecture, with the in-tree module in place of the
+	# out-of-tree one: the simulator's entries or counts checked against
+	# what perf shows (report.py counts its cases).
+	local plan ko args extra envs=()
+	case $guest in
+	ppc64le)
+		plan=kunit_modules,vpa_dtl_demo ko=vpa_dtl_rust
+		args="KUNIT_MODS=vpa_dtl_rust_kunit:vpa_dtl VPA_DTL_KO=vpa_dtl_rust.ko"
+		;;
+	arm64)
+		plan=kunit_modules,xgene_demo ko=xgene_pmu_rust
+		args="KUNIT_MODS=xgene_pmu_rust_kunit:xgene_pmu XGENE_KO=xgene_pmu_rust.ko"
+		envs=(RPMU_DTSI="$RPMU_TOP/tools/testing/xgene/xgene-v2.dtsi")
+		;;
+	esac
+	boot=$RPMU_TOP/build/series-$guest-boot
+	extra="$(find "$out" -name "$ko.ko") $(find "$out" -name "${ko}_kunit.ko")"
+	if env "${envs[@]}" RPMU_KDIR="$out" RPMU_PERF_SRC="$ksrc" RPMU_EXTRA_KO="$extra" \
+		RPMU_GUEST_TIMEOUT=900 tools/testing/run-guest.sh "$guest" "$plan" "$boot.log" "$args" >"$top/boot.out" 2>&1; then
+		python3 tools/testing/report.py "$ksrc" "$boot.log" "$boot"
+	else
+		bad "$guest: boot of the series' kernel with $ko (see $boot.log)"
+	fi
 }
 main "$@"

@@ -79,13 +79,16 @@ def _item_end(text, start):
 
 
 def strip_compat_cfgs(text):
-    """Drops items under `#[cfg(rpmu_*)]` (and the test-only ones, built
-    with `rpmu_testing`), and the `not(rpmu_*)` attributes."""
+    """Drops items under `#[cfg(rpmu_*)]` and the `not(rpmu_*)` attributes.
+    Test code a test module builds (`rpmu_testing`, or a host build: not
+    `MODULE`) is, in-tree, what the KUnit module's crate builds
+    (`kunit_suite`, set for that object only)."""
+    text = text.replace("#[cfg(any(not(MODULE), rpmu_testing))]", "#[cfg(kunit_suite)]")
+    # A logic crate is a module in-tree, never a crate root of its own.
+    text = text.replace("#![cfg_attr(not(MODULE), no_std)]\n", "")
     text = re.sub(r"^[ \t]*#\[cfg\(not\(rpmu_\w+\)\)\]\n", "", text, flags=re.M)
     while True:
-        m = re.search(
-            r"^([ \t]*///.*\n)*[ \t]*#\[cfg\((rpmu_\w+|any\([^\]\n]*rpmu_testing\))\)\]\n", text, flags=re.M
-        )
+        m = re.search(r"^([ \t]*///.*\n)*[ \t]*#\[cfg\(rpmu_\w+\)\]\n", text, flags=re.M)
         if not m:
             return text
         end = _item_end(text, m.end())
@@ -286,6 +289,14 @@ def driver_calls(text):
     # out of tree; in-tree the library is the kernel crate's.
     text = re.sub(r'^#\[path = "[./]*rust/rpmu/mod.rs"\]\n(pub )?mod rpmu;\n\n?', "", text, flags=re.M)
     text = re.sub(r'^#\[path = "logic/src/lib.rs"\]\n', "", text, flags=re.M)
+    # A KUnit module's own copies of the driver's files: in-tree, the files
+    # beside it.
+    text = re.sub(
+        r'^#\[path = "\.\./(logic/src/lib|\w+)\.rs"\]\n((?:pub )?mod (\w+);)',
+        lambda m: m.group(2) if m.group(1) in ("logic/src/lib", m.group(3)) else m.group(0),
+        text,
+        flags=re.M,
+    )
     # A file of the library a no_std logic crate shares: in-tree, its
     # module in the kernel crate.
     text = re.sub(

@@ -191,6 +191,11 @@ def driver_step(tree, repo_dir, dst_dir, module, root, gen):
     for f in sorted(src.glob("*.rs")):
         name = module + ".rs" if f.name == root else f.name
         text = intree.transform(f.read_text(), "driver")
+        if f.name == root:
+            # The module's name is its in-tree object's (KBUILD_MODNAME).
+            text, n = re.subn(r'(\n    name: )"\w+",', r'\1"%s",' % module, text, count=1)
+            if n != 1:
+                raise SystemExit("%s: no module name" % f)
         text = re.sub(
             r'include!\(concat!\(env!\("RPMU_GEN_DIR"\), "/(\w+\.rs)"\)\)', r'include!("\1")', text
         )
@@ -198,8 +203,6 @@ def driver_step(tree, repo_dir, dst_dir, module, root, gen):
     logic = src / "logic/src"
     for f in sorted(logic.rglob("*.rs")):
         rel = f.relative_to(logic)
-        if rel.parts[0].startswith("selftest"):
-            continue
         dst = "%s/logic.rs" % dst_dir if str(rel) == "lib.rs" else "%s/logic/%s" % (dst_dir, rel)
         text = intree.transform(f.read_text(), "driver")
         text = re.sub(
@@ -211,7 +214,25 @@ def driver_step(tree, repo_dir, dst_dir, module, root, gen):
         subprocess.run(["python3", str(TOP / "scripts/xgene_events.py"), mode, str(tmp)], check=True)
         tree.write("%s/%s" % (dst_dir, name), rustfmt(tmp.read_text(), name))
         tmp.unlink()
-    tree.write("%s/Makefile" % dst_dir, "# SPDX-License-Identifier: GPL-2.0\n\nobj-$(CONFIG_%s) += %s.o\n" % (module.upper(), module))
+    # The KUnit suite: its own module, from the same directory; it builds
+    # the logic's `selftest` (cfg `kunit_suite`), which the driver does not.
+    kunit = src / "kunit"
+    for f in sorted(kunit.glob("*.rs")):
+        main = f.name.endswith("_kunit_main.rs")
+        name = module + "_kunit.rs" if main else f.name
+        text = intree.transform(f.read_text(), "driver")
+        if main:
+            text, n = re.subn(r'(\n    name: )"\w+",', r'\1"%s_kunit",' % module, text, count=1)
+            if n != 1:
+                raise SystemExit("%s: no module name" % f)
+        tree.write("%s/%s" % (dst_dir, name), rustfmt(text, name))
+    cfg = module.upper()
+    tree.write(
+        "%s/Makefile" % dst_dir,
+        "# SPDX-License-Identifier: GPL-2.0\n\nobj-$(CONFIG_%s) += %s.o\n"
+        "obj-$(CONFIG_%s_KUNIT_TEST) += %s_kunit.o\n"
+        "RUSTFLAGS_%s_kunit.o += --cfg kunit_suite\n" % (cfg, module, cfg, module, module),
+    )
 
 
 KCONFIG = {
@@ -229,6 +250,14 @@ KCONFIG = {
 
 	  To compile this driver as a module, choose M here: the module
 	  will be called xgene_pmu_rust.
+
+config XGENE_PMU_RUST_KUNIT_TEST
+	tristate "KUnit tests of the Rust X-Gene PMU driver" if !KUNIT_ALL_TESTS
+	depends on XGENE_PMU_RUST && KUNIT
+	default KUNIT_ALL_TESTS
+	help
+	  The driver's register, event and discovery logic and its sysfs
+	  tables, as KUnit cases (module xgene_pmu_rust_kunit).
 
 """,
         "drivers/perf/Makefile",
@@ -249,6 +278,14 @@ KCONFIG = {
 
 	  To compile this driver as a module, choose M here: the module
 	  will be called vpa_dtl_rust.
+
+config VPA_DTL_RUST_KUNIT_TEST
+	tristate "KUnit tests of the Rust vpa_dtl PMU" if !KUNIT_ALL_TESTS
+	depends on VPA_DTL_RUST && KUNIT
+	default KUNIT_ALL_TESTS
+	help
+	  The PMU's ring, entry, record and pacing logic, and the pseries DTL
+	  buffers it uses, as KUnit cases (module vpa_dtl_rust_kunit).
 
 """,
         "arch/powerpc/perf/Makefile",

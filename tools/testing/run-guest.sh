@@ -19,7 +19,10 @@ timeout_s=${RPMU_GUEST_TIMEOUT:-600}
 "$top/scripts/setup-host.sh"
 kdir=${RPMU_KDIR:-$("$top/scripts/kernel.sh" "$guest")}
 src=$(readlink -f "$kdir/source")
-perf=$("$top/scripts/guest-perf.sh" "${guest%-acct}" "$src")
+# RPMU_PERF_SRC: the source perf is built from, when the kernel's is a copy
+# of it (scripts/series-check.sh boots the series' tree with the test
+# kernel's perf).
+perf=$("$top/scripts/guest-perf.sh" "${guest%-acct}" "${RPMU_PERF_SRC:-$src}")
 
 guest_arch "$guest"
 case $karch in
@@ -90,6 +93,9 @@ for v in v1v2 v3; do
 	python3 "$top/scripts/xgene_events.py" desc $v >"$work/root/t/xgene-desc-$v.txt"
 done
 find "$moddir" -name '*.ko' -exec cp {} "$work/root/lib/modules/rpmu/" \;
+# RPMU_EXTRA_KO: more modules for the guest (the in-tree drivers of the
+# series check), space-separated paths.
+for ko in ${RPMU_EXTRA_KO:-}; do cp "$ko" "$work/root/lib/modules/rpmu/"; done
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 
 # arm64: optionally boot through UEFI with ACPI, the simulated X-Gene PMU

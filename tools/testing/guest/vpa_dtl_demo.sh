@@ -1,10 +1,12 @@
 # The demo: our vpa_dtl with the simulated hypervisor, recorded and decoded
-# by stock perf.
+# by stock perf. VPA_DTL_KO names the driver's module file (default
+# vpa_dtl.ko; the series check boots the in-tree vpa_dtl_rust.ko).
 . /t/lib.sh
 . /t/dtl_lib.sh
+ko=${VPA_DTL_KO:-vpa_dtl.ko}
 echo
-echo "== insmod vpa_dtl.ko dtl_sim.ko; the PMU in sysfs and perf list"
-insmod $M/vpa_dtl.ko
+echo "== insmod $ko dtl_sim.ko; the PMU in sysfs and perf list"
+ok "insmod $ko" insmod $M/$ko
 ls $D $D/events $D/format
 perf list 2>/dev/null | grep vpa_dtl
 echo

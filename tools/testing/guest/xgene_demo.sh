@@ -3,13 +3,16 @@
 # "xgene demo: events=E matched=M" (X-Gene 2, device tree), or on an ACPI
 # boot (`make demo-xgene XGENE=3`) "xgene demo: firmware=acpi version=V
 # events=E matched=M".
+# XGENE_KO names the driver's module file (default xgene_pmu.ko; the
+# series check boots the in-tree xgene_pmu_rust.ko).
 . /t/lib.sh
 . /t/xgene_lib.sh
+ko=${XGENE_KO:-xgene_pmu.ko}
 
 ok "insmod xgene_sim.ko (simulated silicon)" timeout 30 insmod $XGSIM
-ok "insmod xgene_pmu.ko" timeout 30 insmod $M/xgene_pmu.ko
+ok "insmod $ko" timeout 30 insmod $M/$ko
 echo
-echo "== PMUs registered by xgene_pmu.ko =="
+echo "== PMUs registered by $ko =="
 dmesg | grep 'xgene_pmu' | grep -v 'loading out-of-tree\|command line\|initcall' | sed 's/^\[[ 0-9.]*\] /  /'
 echo
 echo "== /sys/bus/event_source/devices/l3c0 =="
