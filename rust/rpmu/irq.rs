@@ -6,11 +6,12 @@
 //!
 //! `kernel::irq::Registration::new` is `unsafe` because forgetting the
 //! registration would leave the kernel calling a handler whose memory, or
-//! whatever it borrows, is gone. [`register`](self::register) hands the
-//! registration out pinned in a box, and takes only handlers that own what
-//! they use (`'static`): forgetting the box leaks the memory together with
-//! the registration, so neither the cookie nor anything the handler
-//! reaches can dangle, and creating one is safe.
+//! whatever it borrows, is gone.
+//! [`register`](crate::rpmu::irq::register) hands the registration out
+//! pinned in a box, and takes only handlers that own what they use
+//! (`'static`): forgetting the box leaks the memory together with the
+//! registration, so neither the cookie nor anything the handler reaches can
+//! dangle, and creating one is safe.
 
 #[cfg(rpmu_devres_irq)]
 pub use crate::rpmu::compat::irq::{register, BoxedRegistration, Handler, IrqReturn};

@@ -341,7 +341,7 @@ def transform(text, ctx):
 # --- C helpers ----------------------------------------------------------------
 
 
-def helpers_c(text, drop_includes, not_inline=()):
+def helpers_c(text, drop_includes):
     """rust/helpers/rpmu_*.c in the kernel's helper form: each exported
     helper `rpmu_x` becomes `__rust_helper ... rust_helper_rpmu_x`, which the
     kernel binds as `bindings::rpmu_x`, the name the Rust code calls."""
@@ -351,10 +351,18 @@ def helpers_c(text, drop_includes, not_inline=()):
     for n in sorted(set(names), key=len, reverse=True):
         text = re.sub(r"(?<![\w])%s(?=\()" % n, "rust_helper_" + n, text)
     # `__rust_helper` lets the kernel inline a helper into Rust; not one
-    # that uses this file's static data, which must stay one copy.
+    # that uses this file's static functions or data (which an inline
+    # function with external linkage may not use).
+    statics = set(re.findall(r"^static\b[^(;=]*?\b(\w+)\s*[(;=]", text, flags=re.M))
+    statics |= set(re.findall(r"^static DEFINE_\w+\((\w+)\)", text, flags=re.M))
+
+    def uses_statics(name):
+        body = re.search(r"rust_helper_%s\(.*?\n\}" % name, text, flags=re.S).group(0)
+        return any(re.search(r"\b%s\b" % s, body) for s in statics)
+
     def mark(m):
         name = re.search(r"rust_helper_(rpmu_\w+)\(", m.group(1)).group(1)
-        return m.group(1) if name in not_inline else "__rust_helper " + m.group(1)
+        return m.group(1) if uses_statics(name) else "__rust_helper " + m.group(1)
 
     text = re.sub(r"^(?!static)([a-z][\w \t]*?[ \t*]rust_helper_rpmu_\w+\()", mark, text, flags=re.M)
     text = re.sub(r"^(__rust_helper |)([a-z][^\n;{]*rust_helper_rpmu_\w+\([^{;]*?\))\n\{", _reflow, text, flags=re.M)

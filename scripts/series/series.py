@@ -152,12 +152,7 @@ def kernel_step(tree, key):
 
 def helpers_step(tree):
     c = (TOP / "rust/helpers/rpmu_helpers.c").read_text()
-    perf = intree.helpers_c(
-        c,
-        ["rpmu_helpers.h", "rpmu_compat.c", "rpmu_pseries_helpers.c"],
-        # Not inlined: the AUX registry, which uses this file's static data.
-        not_inline=("rpmu_aux_register", "rpmu_aux_unregister", "rpmu_aux_is"),
-    )
+    perf = intree.helpers_c(c, ["rpmu_helpers.h", "rpmu_compat.c", "rpmu_pseries_helpers.c"])
     perf = perf.replace(" * Compiled into each module that includes rust/rpmu.\n", "")
     tree.write("rust/helpers/perf.c", perf)
     ps = (TOP / "rust/helpers/rpmu_pseries_helpers.c").read_text()

@@ -119,6 +119,17 @@ pub struct HotplugInstance<T: HotplugCallbacks> {
     data: T,
 }
 
+// SAFETY: `node` is written by the CPU hotplug core only, under its own
+// lock, between `new` and `drop`; this type reads nothing of it and passes
+// only its address. Moving the instance to another thread (it is pinned, so
+// only the box moves) leaves that unchanged; `state` and `data` (`T` is
+// `Send`) may move.
+unsafe impl<T: HotplugCallbacks> Send for HotplugInstance<T> {}
+
+// SAFETY: `&HotplugInstance` gives access to `data` only (`T` is `Sync`),
+// never to `node`.
+unsafe impl<T: HotplugCallbacks> Sync for HotplugInstance<T> {}
+
 impl<T: HotplugCallbacks> HotplugInstance<T> {
     /// Adds an instance with `data` to `state`; `online` runs for every CPU
     /// online now before this returns. Fails with the first error `online`
