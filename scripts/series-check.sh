@@ -128,7 +128,7 @@ main() {
 		grep -E '^(error|warning)|error:' "$top/build.log" | head -n 10 | sed 's/^/         /'
 		exit 0
 	fi
-	for m in $(sed -n 's/^CONFIG_\([A-Z_]*RUST\)=m$/\1/p' "tools/testing/configs/series-$guest.config"); do
+	for m in $(sed -n 's/^CONFIG_\([A-Z_]*RUST\(_KUNIT\)\?\)\(_TEST\)\?=m$/\1/p' "tools/testing/configs/series-$guest.config"); do
 		name=$(echo "$m" | tr 'A-Z' 'a-z')
 		if ko=$(find "$out" -name "$name.ko" | head -n1) && [ -n "$ko" ]; then
 			ok "$guest: $name.ko built in-tree"
@@ -157,7 +157,7 @@ main() {
 	case $guest in
 	ppc64le)
 		plan=kunit_modules,vpa_dtl_demo ko=vpa_dtl_rust
-		args="KUNIT_MODS=vpa_dtl_rust_kunit:vpa_dtl VPA_DTL_KO=vpa_dtl_rust.ko"
+		args="KUNIT_MODS=vpa_dtl_rust_kunit:vpa_dtl KUNIT_DOCTESTS=perf,pseries VPA_DTL_KO=vpa_dtl_rust.ko"
 		;;
 	arm64)
 		plan=kunit_modules,xgene_demo ko=xgene_pmu_rust

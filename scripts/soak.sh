@@ -3,7 +3,8 @@
 # stateful fuzzer (5,000,000 operations per PMU), trinity (200,000
 # syscalls per arch), 1,000 insmod/rmmod cycles, 100 CPU hotplug cycles
 # during capture and during counting, and 10,000 disable/enable toggles
-# during capture; then make compat (scripts/compat.sh, another kernel).
+# during capture; then make compat (scripts/compat.sh, another kernel), and
+# every patch of the upstream series built on its own (series-bisect.sh).
 #
 # Hours of guest time, so the soak is a list of jobs, each one guest boot
 # (the fuzzer and trinity in chunks of SOAK_CHUNK operations, chunk k from
@@ -70,6 +71,8 @@ jobs() {
 	done
 	trinity_jobs 2 $(((tops + tchunk - 1) / tchunk))
 	echo "compat - - -"
+	echo "bisect-ppc64le ppc64le - -"
+	echo "bisect-arm64 arm64 - -"
 }
 
 # trinity_jobs FROM TO: the trinity chunks FROM..TO of both arches.
@@ -160,6 +163,17 @@ run_job() {
 	local name=$1 g=$2 plan=$3 sizes=${4//,/ } ksrc t0=$SECONDS c
 	shift 4
 	c=$(commit)
+	if [ "$name" = "bisect-$g" ]; then
+		# Every patch of the upstream series builds on its own.
+		"$RPMU_TOP/scripts/series-bisect.sh" "$g" >"$dir/$name.out" 2>&1 || true
+		mkdir -p "$dir/tmp"
+		tail -n 1 "$dir/$name.out" | awk '/passed,/ { print $1, $3 }' >"$dir/tmp/$name.counts"
+		[ -s "$dir/tmp/$name.counts" ] || echo "0 1" >"$dir/tmp/$name.counts"
+		grep -a 'FAILED' "$dir/$name.out" | sed "s/^/SOAK $name: /" >"$dir/$name.figures" || true
+		mv "$dir/tmp/$name.counts" "$dir/$name.counts"
+		record "$name" $((SECONDS - t0)) "$c"
+		return
+	fi
 	if [ "$name" = compat ]; then
 		"$RPMU_TOP/scripts/compat.sh" >"$dir/compat.out" 2>&1 || true
 		mkdir -p "$dir/tmp"

@@ -80,11 +80,12 @@ pub enum Txn {
 ///
 /// A counting PMU whose one event counts the reads made of it:
 ///
-/// ```ignore
+/// ```
 /// use crate::rpmu::{compat::eopnotsupp, perf::{
 ///     AttrGroup, AttrValue, Capabilities, Capability, Event, EventFlag, EventFlags,
-///     EventInit, HwState, HwStateBit, PmuDriver, Registration, TaskContext,
+///     EventInit, HwState, HwStateBit, PmuDriver, Reading, Registration, TaskContext,
 /// }};
+/// use kernel::prelude::*;
 ///
 /// struct Reads;
 ///
