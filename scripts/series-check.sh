@@ -116,7 +116,10 @@ main() {
 	log "series: building $guest in-tree (CLIPPY=1)"
 	if timeout 2400 make -C "$tree" O="$out" ARCH="$karch" LLVM="$LLVM_SUFFIX" CLIPPY=1 -j"$(nproc)" \
 		"${kimage##*/}" modules >"$top/build.log" 2>&1; then
-		warn_lines=$(grep -E '(warning|error)(\[[^]]*\])?:' -A4 "$top/build.log" | grep -F -f <(echo "$changed") || true)
+		# The files rustc (`--> file:line`) and clang (`file:line:col:
+		# warning:`) name in a diagnostic, against the series' files.
+		warn_lines=$(comm -12 <(grep -oE -- '--> [^:]+|^[^: ]+:[0-9]+:[0-9]+: (warning|error)' "$top/build.log" |
+			sed -E 's/^--> //; s/:[0-9]+:[0-9]+: .*//; s|^(\.\./)+||' | sort -u) <(echo "$changed" | sort -u) || true)
 		if [ -z "$warn_lines" ]; then
 			ok "$guest: in-tree build with CLIPPY=1, no warning in the series' files"
 		else
@@ -157,7 +160,11 @@ main() {
 	case $guest in
 	ppc64le)
 		plan=kunit_modules,vpa_dtl_demo ko=vpa_dtl_rust
-		args="KUNIT_MODS=vpa_dtl_rust_kunit:vpa_dtl KUNIT_DOCTESTS=perf,pseries VPA_DTL_KO=vpa_dtl_rust.ko"
+		# At boot, of the built-in doctests only the series' (the kernel's
+		# own hrtimer examples put timers on the stack unannotated, which
+		# DEBUG_OBJECTS reports).
+		args="kunit.filter_glob=rust_doctests_kernel.rust_doctest_kernel_perf* KUNIT_DOCTESTS=perf"
+		args+=" KUNIT_MODS=vpa_dtl_rust_kunit:vpa_dtl VPA_DTL_KO=vpa_dtl_rust.ko"
 		;;
 	arm64)
 		plan=kunit_modules,xgene_demo ko=xgene_pmu_rust

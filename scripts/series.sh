@@ -6,6 +6,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
+"$RPMU_TOP/scripts/setup-host.sh"
 clean=$(clean_source)
 use_toolchain
 out=$RPMU_TOP/build/series

@@ -84,6 +84,7 @@ def strip_compat_cfgs(text):
     `MODULE`) is, in-tree, what the KUnit module's crate builds
     (`kunit_suite`, set for that object only)."""
     text = text.replace("#[cfg(any(not(MODULE), rpmu_testing))]", "#[cfg(kunit_suite)]")
+    text = text.replace("test modules (`rpmu_testing`)", "the KUnit module (`kunit_suite`)")
     # A logic crate is a module in-tree, never a crate root of its own.
     text = text.replace("#![cfg_attr(not(MODULE), no_std)]\n", "")
     text = re.sub(r"^[ \t]*#\[cfg\(not\(rpmu_\w+\)\)\]\n", "", text, flags=re.M)

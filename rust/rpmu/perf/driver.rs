@@ -132,7 +132,7 @@ pub enum Txn {
 ///     [AttrGroup::fixed(c"format", &[(c"step", AttrValue::Fixed(c"config:0-63"))])];
 ///
 /// fn register(module: &'static ThisModule) -> Result<Registration<Reads>> {
-///     Registration::new(module, c"reads", Reads, &GROUPS)
+///     Registration::new(module, c"reads", Ok::<_, Error>(Reads), &GROUPS)
 /// }
 /// ```
 #[vtable]

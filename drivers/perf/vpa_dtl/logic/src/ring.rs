@@ -15,10 +15,9 @@
 //! (another CPU's log) must also check the oldest slot (see the driver's
 //! poll). Anything older that was not read is lost (overrun), and counted.
 
-// The DTL's geometry, as `rpmu::pseries::dtl` defines it. In the driver's
-// kernel build the crate holds rpmu too, so the file is loaded twice, as two
-// modules with the same constants: that is the point, one definition for the
-// host build of this crate and for rpmu.
+// The DTL's geometry, as `rpmu::pseries::dtl` defines it: one definition for
+// the host build of this crate and for the kernel's (where an out-of-tree
+// module loads the file twice, as two modules with the same constants).
 #[allow(clippy::duplicate_mod)]
 #[path = "../../../../../rust/rpmu/pseries/dtl/geometry.rs"]
 pub mod geometry;
