@@ -5,7 +5,7 @@
 M=/lib/modules/rpmu
 # A boot may run only some built-in suites (kunit.filter_glob, which KUnit
 # applies to modules too): every suite from here on.
-[ ! -w /sys/module/kunit/parameters/filter_glob ] || echo '*' >/sys/module/kunit/parameters/filter_glob
+[ ! -w /sys/module/kunit/parameters/filter_glob ] || printf '*' >/sys/module/kunit/parameters/filter_glob
 for ms in $(echo "${KUNIT_MODS:-}" | tr ',' ' '); do
 	mod=${ms%%:*} suite=${ms#*:}
 	ok "insmod $mod.ko (suite $suite)" insmod $M/$mod.ko
