@@ -6,7 +6,7 @@
 # runner (tools/testing/guest/init, lib.sh).
 #
 # soak.sh runs on a copy of scripts/ in a scratch tree whose ledger is made
-# here, with sizes that give 17 jobs: the copy has no setup-host.sh,
+# here, with sizes that give 19 jobs: the copy has no setup-host.sh,
 # kernel.sh or run-guest.sh, so a case that reached for the tools, a kernel
 # or a guest fails.
 #
@@ -61,7 +61,7 @@ entry trinity-arm64-1 5 0 "TRINITY ops=100 seed=1001 seconds=30 status=0 pieces=
 
 # A ledger with jobs left.
 out=$(soak --status) || true
-result "$([ "$(head -n 1 <<<"$out")" = "soak seed $seed: 15 of 17 jobs done; left: trinity-arm64-2 compat " ]; echo $?)" \
+result "$([ "$(head -n 1 <<<"$out")" = "soak seed $seed: 15 of 19 jobs done; left: trinity-arm64-2 compat bisect-ppc64le bisect-arm64 " ]; echo $?)" \
 	"soak --status: what is done and what is left"
 result "$(grep -qxF "SOAK total: fuzz vpa_dtl 6 operations in 2 chunks, 30 s (10-20 s a chunk; 0 chunks failed)" <<<"$out"; echo $?)" \
 	"soak --status: a PMU's operations, chunks, seconds and range of a chunk's seconds"
@@ -79,9 +79,11 @@ result "$([ ! -e "$tmp/tools/testing/soak/current" ]; echo $?)" \
 # run it with) and prints the closing line.
 entry trinity-arm64-2 5 0 "TRINITY ops=100 seed=1002 seconds=20 status=0 pieces=10 livelocks=0"
 entry compat 76 0 "SOAK compat: 76 passed, 0 failed"
+entry bisect-ppc64le 19 0
+entry bisect-arm64 19 0
 rc=0
 out=$(soak) || rc=$?
-result "$([ "$rc" = 1 ] && [ "$(tail -n 1 <<<"$out")" = "229 passed, 1 failed" ]; echo $?)" \
+result "$([ "$rc" = 1 ] && [ "$(tail -n 1 <<<"$out")" = "267 passed, 1 failed" ]; echo $?)" \
 	"soak with every job done: no setup, no guest, the counts of all jobs, and it fails on a failed job"
 # The failed chunk run again, on a new machine (the ledger only, no
 # build/soak of its own).
@@ -89,7 +91,7 @@ entry fuzz-mc0-2 10 0 "FUZZ pmu=mc0 ops=7 asked=1 seed=1002 seconds=102 status=0
 rm -rf "$tmp/build/soak"
 rc=0
 out=$(soak) || rc=$?
-result "$([ "$rc" = 0 ] && [ "$(tail -n 1 <<<"$out")" = "230 passed, 0 failed" ] &&
+result "$([ "$rc" = 0 ] && [ "$(tail -n 1 <<<"$out")" = "268 passed, 0 failed" ] &&
 	grep -qxF "SOAK total: trinity arm64 200 syscalls in 2 runs, 50 s (0 failed)" <<<"$out"; echo $?)" \
 	"soak with every job passed: exit 0, the totals and the closing line"
 result "$([ "$(cat "$tmp/tools/testing/soak/current")" = "$seed" ]; echo $?)" \
