@@ -23,6 +23,10 @@ main() {
 	for c in $(git -C "$tree" rev-list --reverse base..HEAD); do
 		n=$((n + 1))
 		git -C "$tree" checkout -q "$c"
+		# The drivers' symbols exist from their patch on: the fragment is
+		# merged again at each step, so they are on once they exist.
+		"$tree"/scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" \
+			"tools/testing/configs/series-$guest.config" >/dev/null 2>&1
 		if timeout 3600 make -C "$tree" O="$out" ARCH="$karch" LLVM="$LLVM_SUFFIX" CLIPPY=1 -j"$(nproc)" \
 			olddefconfig "${kimage##*/}" modules >"$top/bisect-$n.log" 2>&1; then
 			echo "  ok     $guest: patch $n builds on its own: $(git -C "$tree" log -1 --format=%s "$c")"
