@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib.sh"
 cd "$RPMU_TOP"
 
 main() {
-	local guest=${1:?usage: series-bisect.sh ppc64le|arm64} pass=0 fail=0 kdir top tree out c n=0
+	local guest=${1:?usage: series-bisect.sh ppc64le|arm64} pass=0 fail=0 kdir top tree out c head n=0
 	guest_arch "$guest"
 	use_toolchain
 	# The tree, with the whole series applied and built.
@@ -20,6 +20,7 @@ main() {
 	top=$RPMU_CACHE/series/$guest
 	tree=$top/linux
 	out=$tree/$(basename "$kdir")
+	head=$(git -C "$tree" rev-parse HEAD)
 	for c in $(git -C "$tree" rev-list --reverse base..HEAD); do
 		n=$((n + 1))
 		git -C "$tree" checkout -q "$c"
@@ -36,7 +37,7 @@ main() {
 			fail=$((fail + 1))
 		fi
 	done
-	git -C "$tree" checkout -q -
+	git -C "$tree" checkout -q "$head"
 	echo "$pass passed, $fail failed"
 }
 main "$@"
