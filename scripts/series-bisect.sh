@@ -17,7 +17,9 @@ main() {
 	# The tree, with the whole series applied and built.
 	scripts/series-check.sh "$guest" "build/series-bisect-$guest.check" >&2 || true
 	kdir=$(scripts/kernel.sh "$guest")
-	top=$RPMU_CACHE/series/$guest
+	# RPMU_SERIES_TREES: where the trees live (a second set lets a bisect run
+	# beside make check).
+	top=${RPMU_SERIES_TREES:-$RPMU_CACHE/series}/$guest
 	tree=$top/linux
 	out=$tree/$(basename "$kdir")
 	head=$(git -C "$tree" rev-parse HEAD)

@@ -41,7 +41,9 @@ main() {
 	ksrc=$(readlink -f "$kdir/..")
 	clean=$(clean_source)
 	use_toolchain
-	top=$RPMU_CACHE/series/$guest
+	# RPMU_SERIES_TREES: where the trees live (a second set lets a bisect run
+	# beside make check).
+	top=${RPMU_SERIES_TREES:-$RPMU_CACHE/series}/$guest
 	tree=$top/linux
 	out=$tree/$(basename "$kdir")
 
