@@ -64,15 +64,7 @@ if [ ! -f "$out/.rpmu-built" ]; then
 	kmake -s olddefconfig >&2
 	# Every line of the fragments (a later one overriding an earlier one)
 	# must have survived Kconfig's dependencies, "is not set" ones included.
-	missing=$(cat "${frags[@]}" | awk '
-		/^CONFIG_/ { split($0, kv, "="); want[kv[1]] = $0 }
-		/^# CONFIG_[A-Z0-9_]* is not set$/ { want[$2] = $2 }
-		END { for (k in want) print want[k] }' | while read -r line; do
-		case $line in
-		*=*) grep -qxF "$line" "$out/.config" || echo "$line" ;;
-		*) ! grep -q "^$line=" "$out/.config" || echo "$line (is set)" ;;
-		esac
-	done)
+	missing=$(config_lost "$out/.config" "${frags[@]}")
 	[ -z "$missing" ] || die "config fragment lines lost in $out/.config: $missing"
 	# shellcheck disable=SC2086 # two make targets
 	kmake -j"$(nproc)" $targets >"$out/build.log" 2>&1 || {

@@ -197,3 +197,20 @@ clean_source() {
 	fi
 	echo "$src"
 }
+
+# config_lost CONFIG FRAGMENT...: the fragments' lines (a later one
+# overriding an earlier one) that did not survive Kconfig's dependencies in
+# CONFIG, "is not set" ones included; nothing if all did.
+config_lost() {
+	local config=$1 line
+	shift
+	cat "$@" | awk '
+		/^CONFIG_/ { split($0, kv, "="); want[kv[1]] = $0 }
+		/^# CONFIG_[A-Z0-9_]* is not set$/ { want[$2] = $2 }
+		END { for (k in want) print want[k] }' | while read -r line; do
+		case $line in
+		*=*) grep -qxF "$line" "$config" || echo "$line" ;;
+		*) ! grep -q "^$line=" "$config" || echo "$line (is set)" ;;
+		esac
+	done
+}

@@ -110,9 +110,7 @@ main() {
 	"$tree"/scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" \
 		"tools/testing/configs/series-$guest.config" >/dev/null
 	kmake -s olddefconfig >&2
-	missing=$(grep '^CONFIG_' "tools/testing/configs/series-$guest.config" | while read -r l; do
-		grep -qxF "$l" "$out/.config" || echo "$l"
-	done)
+	missing=$(config_lost "$out/.config" "tools/testing/configs/series-$guest.config")
 	[ -z "$missing" ] || { bad "$guest: config lines lost: $missing"; exit 0; }
 	changed=$(git -C "$tree" diff --name-only base HEAD)
 	log "series: building $guest in-tree (CLIPPY=1)"
@@ -161,7 +159,7 @@ main() {
 	local plan ko args extra envs=()
 	case $guest in
 	ppc64le)
-		plan=kunit_modules,vpa_dtl_demo ko=vpa_dtl_rust
+		plan=kunit_modules,vpa_dtl_orphan,vpa_dtl_demo ko=vpa_dtl_rust
 		# At boot, of the built-in doctests only the series' (the kernel's
 		# own hrtimer examples put timers on the stack unannotated, which
 		# DEBUG_OBJECTS reports).
