@@ -214,3 +214,11 @@ config_lost() {
 		esac
 	done
 }
+
+# shipped_clean KO: the module carries no test code (no KUnit, kprobe,
+# hotplug-control or selftest symbol); prints what it found otherwise.
+shipped_clean() {
+	local bad
+	bad=$(llvm-nm$LLVM_SUFFIX "$1" | grep -Ei 'kunit|kprobe|rpmu_regs_arg|rpmu_on_each_cpu|remove_cpu|add_cpu|create_kernel_counter|selftest' || true)
+	[ -z "$bad" ] || { echo "$bad" | head -n 5; return 1; }
+}
