@@ -188,4 +188,4 @@ main() {
 		bad "$guest: boot of the series' kernel with $ko (see $boot.log)"
 	fi
 }
-main "$@"
+main "$@"; exit
